@@ -1,1 +1,131 @@
-//! placeholder
+//! The trait layer of toolsmith: declare, validate, export and run the tools an LLM calls.
+//!
+//! A *tool* is a typed async function a model may call. This crate gives it a [`ToolSpec`]
+//! (name, description, canonical JSON Schema, modes, permissions, approval, annotations),
+//! keeps tools in a [`Registry`], checks every call against the schema and answers bad calls
+//! with a [`ToolError`] that lists every problem, the allowed values, the nearest match and
+//! an example call — so a model can correct itself in one step. The [`Runtime`] runs a call's
+//! whole path: mode and permission checks, validation, the redundancy check (the same call
+//! twice in one turn runs once), the approval gate, an activity record and events while the
+//! tool runs under a deadline and a cancellation token.
+//!
+//! # Design
+//!
+//! - **The trait is the product.** Everything the `#[tool]` macro of `tool-macros` generates
+//!   can be written by hand against [`Tool`]; the macro is sugar.
+//! - **Errors are values.** A [`ToolError`] is part of the conversation, with a `type: "error"`
+//!   JSON form; a host mistake (a duplicate tool name) is a [`RegistryError`] at build time.
+//! - **One canonical schema.** Derived from the input type with schemars (draft 2020-12),
+//!   computed once at registration; provider formats are derived from it.
+//! - **Bounded everywhere.** Arguments size, problems listed, event queues, activity records,
+//!   the redundancy cache and concurrent calls all have limits.
+//!
+//! # Brief overview
+//!
+//! - [`Tool`] / [`DynTool`]: a tool, typed and erased. [`Render`] shapes its output.
+//! - [`ToolSpec`], [`Mode`], [`Permission`], [`Annotations`], [`ActionSet`]: what a tool is.
+//! - [`Registry`]: tools by name and alias, filters by mode, toolset, category, permissions.
+//! - [`validate::CompiledSchema`]: validation with every problem at once.
+//! - [`Runtime`] / [`Session`]: a call's path; [`Approver`] gates risky calls.
+//! - [`EventStream`], [`ActivityStore`]: what a UI watches.
+//! - [`ResourcesTracker`]: show each resource once per conversation.
+//!
+//! # Example
+//!
+//! ```
+//! use tool_core::{Registry, Render, Runtime, Tool, ToolCall, ToolContext, ToolError, ToolSpec};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct AddArgs {
+//!     /// The first number.
+//!     a: i64,
+//!     /// The second number.
+//!     b: i64,
+//! }
+//!
+//! #[derive(serde::Serialize, schemars::JsonSchema)]
+//! struct Sum {
+//!     sum: i64,
+//! }
+//! impl Render for Sum {}
+//!
+//! struct Add;
+//!
+//! #[async_trait::async_trait]
+//! impl Tool for Add {
+//!     type Input = AddArgs;
+//!     type Output = Sum;
+//!     fn spec(&self) -> ToolSpec {
+//!         ToolSpec::new("add", "Add two integers.")
+//!     }
+//!     async fn call(&self, _: &ToolContext, args: AddArgs) -> Result<Sum, ToolError> {
+//!         args.a
+//!             .checked_add(args.b)
+//!             .map(|sum| Sum { sum })
+//!             .ok_or_else(|| ToolError::user("the sum overflows a 64-bit integer"))
+//!     }
+//! }
+//!
+//! # tokio::runtime::Runtime::new()?.block_on(async {
+//! let registry = Registry::builder().register(Add).build()?;
+//! let session = Runtime::builder(registry).build().session();
+//!
+//! let ok = session.call(ToolCall::new("1", "add", r#"{"a": 2, "b": 3}"#)).await;
+//! assert_eq!(ok.to_json(), serde_json::json!({"sum": 5}));
+//!
+//! let bad = session.call(ToolCall::new("2", "add", r#"{"a": "two"}"#)).await;
+//! let err = bad.error().expect("invalid call");
+//! assert_eq!(err.problems().len(), 2); // wrong type for `a`, missing `b`
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+
+pub mod activity;
+mod call;
+mod context;
+mod error;
+pub mod events;
+mod registry;
+mod render;
+pub mod runtime;
+pub mod schema;
+mod spec;
+mod tool;
+pub mod validate;
+
+pub use activity::{
+    ActivityRecord, ActivityStatus, ActivityStore, ActivityUpdate, InMemoryActivityStore,
+};
+pub use call::{Arguments, ToolCall, signature_of};
+pub use context::{MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
+pub use error::{ErrorKind, Problem, RegistryError, SpecError, ToolError};
+pub use events::{Event, EventData, EventFilter, EventKind, EventStream, Subscription};
+pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
+pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
+pub use runtime::{
+    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallOutcome, DenyAll, FnApprover,
+    Runtime, RuntimeBuilder, Session, SessionConfig,
+};
+pub use schema::NoArgs;
+pub use spec::{
+    ActionSet, ActionSpec, Annotations, MAX_NAME_LEN, Mode, Permission, PermissionSet, ToolSpec,
+    validate_name,
+};
+pub use tool::{AnyOutput, DecodedInput, DynTool, Tool};
+
+/// A shorthand for a tool's result.
+pub type ToolResult<T> = Result<T, ToolError>;
+
+/// Items the macros of `tool-macros` expand to. Not public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use async_trait::async_trait;
+    pub use inventory;
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+    pub use std::sync::Arc;
+}

@@ -1,0 +1,274 @@
+//! What a running tool sees: [`ToolContext`], the host's [`Services`] and the session's
+//! per-turn state.
+
+use std::any::{Any, TypeId, type_name};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use crate::activity::{ActivityStore, ActivityUpdate, InMemoryActivityStore};
+use crate::error::ToolError;
+use crate::events::{Event, EventData, EventKind, EventStream};
+use crate::spec::Mode;
+
+/// Typed values a host injects for tools to use: stores, an HTTP client, a workspace policy.
+/// One value per type.
+///
+/// ```
+/// use std::sync::Arc;
+/// let mut services = tool_core::Services::new();
+/// services.insert(Arc::new(String::from("hello")));
+/// assert_eq!(services.get::<String>().as_deref().map(String::as_str), Some("hello"));
+/// ```
+#[derive(Clone, Default)]
+pub struct Services {
+    map: HashMap<TypeId, (Arc<dyn Any + Send + Sync>, &'static str)>,
+}
+
+impl std::fmt::Debug for Services {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set()
+            .entries(self.map.values().map(|(_, n)| n))
+            .finish()
+    }
+}
+
+impl Services {
+    /// No services.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds (or replaces) the service of type `T`.
+    pub fn insert<T: Send + Sync + 'static>(&mut self, value: Arc<T>) {
+        self.map
+            .insert(TypeId::of::<T>(), (value, type_name::<T>()));
+    }
+
+    /// Adds a service, builder style.
+    pub fn with<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.insert(Arc::new(value));
+        self
+    }
+
+    /// The service of type `T`.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.map
+            .get(&TypeId::of::<T>())
+            .and_then(|(v, _)| v.clone().downcast::<T>().ok())
+    }
+
+    /// Whether a service of type `T` is present.
+    pub fn contains<T: Send + Sync + 'static>(&self) -> bool {
+        self.map.contains_key(&TypeId::of::<T>())
+    }
+}
+
+/// The most counters one turn keeps.
+pub const MAX_TURN_COUNTERS: usize = 1024;
+
+/// State that lives for one conversation (a session) and its current turn.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    turn: Mutex<TurnState>,
+    values: Mutex<Map<String, Value>>,
+}
+
+#[derive(Debug, Default)]
+struct TurnState {
+    number: u64,
+    counters: HashMap<String, u64>,
+}
+
+impl SessionState {
+    /// The current turn's number (starts at 0, bumped by `clear_current_turn`).
+    pub fn turn_number(&self) -> u64 {
+        self.turn.lock().unwrap_or_else(|e| e.into_inner()).number
+    }
+
+    /// Adds one to a per-turn counter and returns the new value (the web tool's search
+    /// limit). At most [`MAX_TURN_COUNTERS`] distinct counters exist per turn; past it a new
+    /// key counts as `u64::MAX`, so limits fail closed.
+    pub fn increment(&self, key: &str) -> u64 {
+        let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+        if !turn.counters.contains_key(key) && turn.counters.len() >= MAX_TURN_COUNTERS {
+            return u64::MAX;
+        }
+        let c = turn.counters.entry(key.to_owned()).or_insert(0);
+        *c = c.saturating_add(1);
+        *c
+    }
+
+    /// A per-turn counter's value.
+    pub fn count(&self, key: &str) -> u64 {
+        let turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+        turn.counters.get(key).copied().unwrap_or(0)
+    }
+
+    /// Starts a new turn: counters reset.
+    pub(crate) fn clear_turn(&self) {
+        let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
+        turn.counters.clear();
+        turn.number += 1;
+    }
+
+    /// Clears the turn and every session value.
+    pub(crate) fn clear_all(&self) {
+        self.clear_turn();
+        self.values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clear();
+    }
+
+    /// A session value (kept across turns until `clear_state`).
+    pub fn value(&self, key: &str) -> Option<Value> {
+        self.values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(key)
+            .cloned()
+    }
+
+    /// Sets a session value.
+    pub fn set_value(&self, key: impl Into<String>, value: Value) {
+        self.values
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(key.into(), value);
+    }
+}
+
+/// What a tool gets while it runs: the call's identity, the session, the host's services,
+/// a cancellation token and deadline, and handles to report progress.
+#[derive(Clone)]
+pub struct ToolContext {
+    pub(crate) call_id: Arc<str>,
+    pub(crate) tool: Arc<str>,
+    pub(crate) mode: Mode,
+    pub(crate) session: Arc<SessionState>,
+    pub(crate) services: Arc<Services>,
+    pub(crate) session_services: Arc<Services>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) deadline: Option<Instant>,
+    pub(crate) events: EventStream,
+    pub(crate) activities: Arc<dyn ActivityStore>,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("call_id", &self.call_id)
+            .field("tool", &self.tool)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolContext {
+    /// A context outside any runtime, for unit-testing a tool: mode `agent`, no deadline, its
+    /// own session and activity store.
+    pub fn detached(tool: &str, services: Services) -> Self {
+        ToolContext {
+            call_id: Arc::from("detached"),
+            tool: Arc::from(tool),
+            mode: Mode::Agent,
+            session: Arc::new(SessionState::default()),
+            services: Arc::new(services),
+            session_services: Arc::new(Services::new()),
+            cancel: CancellationToken::new(),
+            deadline: None,
+            events: EventStream::new(),
+            activities: Arc::new(InMemoryActivityStore::new()),
+        }
+    }
+
+    /// The call's id (also its activity id).
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// The tool's name (never an alias).
+    pub fn tool_name(&self) -> &str {
+        &self.tool
+    }
+
+    /// The session's mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The session state: per-turn counters and session values.
+    pub fn session(&self) -> &SessionState {
+        &self.session
+    }
+
+    /// A host service of type `T`: the session's own first, then the runtime's.
+    pub fn service<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        self.session_services
+            .get::<T>()
+            .or_else(|| self.services.get::<T>())
+    }
+
+    /// A host service, or a `system_error` naming the missing type.
+    pub fn require_service<T: Send + Sync + 'static>(&self) -> Result<Arc<T>, ToolError> {
+        self.service::<T>().ok_or_else(|| {
+            ToolError::system(format!(
+                "the host did not configure `{}`, which this tool needs",
+                type_name::<T>()
+            ))
+        })
+    }
+
+    /// The call's cancellation token: cancelled at the deadline or when the host cancels.
+    pub fn cancellation(&self) -> &CancellationToken {
+        &self.cancel
+    }
+
+    /// Whether the call was cancelled.
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel.is_cancelled()
+    }
+
+    /// When the call must be done by.
+    pub fn deadline(&self) -> Option<Instant> {
+        self.deadline
+    }
+
+    /// Streams a chunk of output (`TOOL_OUTPUT_CHUNK`).
+    pub fn emit_chunk(&self, text: impl Into<String>) {
+        self.events.emit(Event::new(
+            EventKind::ToolOutputChunk,
+            &*self.call_id,
+            &*self.tool,
+            EventData::Chunk { text: text.into() },
+        ));
+    }
+
+    /// Sets the activity's display message and emits a `PROGRESS` event.
+    pub async fn progress(&self, message: impl Into<String>) {
+        let message = message.into();
+        self.activities
+            .update(
+                &self.call_id,
+                ActivityUpdate::DisplayMessage(Some(message.clone())),
+            )
+            .await;
+        self.events.emit(Event::new(
+            EventKind::Progress,
+            &*self.call_id,
+            &*self.tool,
+            EventData::Progress { message },
+        ));
+    }
+
+    /// Merges fields into the activity's `data` while the tool runs.
+    pub async fn update_data(&self, data: Map<String, Value>) {
+        self.activities
+            .update(&self.call_id, ActivityUpdate::MergeData(data))
+            .await;
+    }
+}

@@ -1,0 +1,428 @@
+//! Errors: [`ToolError`], the value a model sees, and the host-side errors
+//! ([`SpecError`], [`RegistryError`]) that a program handles.
+//!
+//! The two are kept apart on purpose. A `ToolError` is part of the conversation: it is
+//! rendered into the tool result and says what was wrong, what is allowed and what to try.
+//! A host error is a bug or misconfiguration in the program that declares the tools.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// What kind of failure a [`ToolError`] reports. The model can branch on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The arguments do not fit the tool's schema (or the call is malformed).
+    ValidationError,
+    /// The call was well-formed but cannot be done as asked (file not found, bad regex...).
+    UserError,
+    /// Something failed inside the tool or its environment.
+    SystemError,
+    /// The session's role lacks a permission the tool or action needs, or the mode excludes it.
+    PermissionError,
+    /// The call was refused by a security policy (path escape, private address...).
+    SecurityError,
+    /// No tool, or no resource, by that name.
+    NotFound,
+    /// A person or policy declined to approve the call.
+    ApprovalDenied,
+    /// The call ran past its deadline.
+    Timeout,
+    /// The call was cancelled before it finished.
+    Cancelled,
+    /// A per-turn or per-session limit was reached.
+    RateLimited,
+}
+
+impl ErrorKind {
+    /// The snake_case name used as `error_type`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::ValidationError => "validation_error",
+            ErrorKind::UserError => "user_error",
+            ErrorKind::SystemError => "system_error",
+            ErrorKind::PermissionError => "permission_error",
+            ErrorKind::SecurityError => "security_error",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::ApprovalDenied => "approval_denied",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Cancelled => "cancelled",
+            ErrorKind::RateLimited => "rate_limited",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One thing wrong with a call's arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Problem {
+    /// JSON pointer to the offending value (`""` for the root, `/paths/0`).
+    pub path: String,
+    /// What is wrong, in a sentence.
+    pub message: String,
+    /// What was expected there (`"string"`, `"one of: view, update"`, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The allowed values, for an enum.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Vec<Value>>,
+    /// The nearest allowed value or known name ("did you mean").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub did_you_mean: Option<String>,
+}
+
+impl Problem {
+    /// A problem at `path` with a message.
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        Problem {
+            path: path.into(),
+            message: message.into(),
+            expected: None,
+            allowed: None,
+            did_you_mean: None,
+        }
+    }
+
+    /// Sets what was expected.
+    pub fn expected(mut self, e: impl Into<String>) -> Self {
+        self.expected = Some(e.into());
+        self
+    }
+
+    /// Sets the allowed values.
+    pub fn allowed(mut self, values: Vec<Value>) -> Self {
+        self.allowed = Some(values);
+        self
+    }
+
+    /// Sets the nearest match.
+    pub fn did_you_mean(mut self, s: Option<String>) -> Self {
+        self.did_you_mean = s;
+        self
+    }
+
+    /// The field name the path ends in, if it names an object member.
+    pub fn field(&self) -> Option<&str> {
+        let last = self.path.rsplit('/').next()?;
+        if last.is_empty() || last.bytes().all(|b| b.is_ascii_digit()) {
+            None
+        } else {
+            Some(last)
+        }
+    }
+}
+
+/// An error a tool call answers with: a value in the conversation, never a panic.
+///
+/// Its JSON form ([`ToolError::to_json`]) is what the model reads:
+///
+/// ```json
+/// {"type": "error", "error_type": "validation_error",
+///  "error": "web(action=\"crawl\"): Invalid action 'crawl'",
+///  "allowed_actions": ["search", "fetch"], "suggestion": "..."}
+/// ```
+///
+/// ```
+/// use tool_core::{ErrorKind, ToolError};
+/// let err = ToolError::user("File not found: src/mian.rs")
+///     .with_suggestion("Did you mean src/main.rs?");
+/// assert_eq!(err.kind(), ErrorKind::UserError);
+/// assert_eq!(err.to_json()["error_type"], "user_error");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolError {
+    kind: ErrorKind,
+    message: Cow<'static, str>,
+    signature: Option<String>,
+    suggestion: Option<String>,
+    problems: Vec<Problem>,
+    fields: Map<String, Value>,
+}
+
+impl ToolError {
+    /// An error of a kind with a message.
+    pub fn new(kind: ErrorKind, message: impl Into<Cow<'static, str>>) -> Self {
+        ToolError {
+            kind,
+            message: message.into(),
+            signature: None,
+            suggestion: None,
+            problems: Vec::new(),
+            fields: Map::new(),
+        }
+    }
+
+    /// A `validation_error`.
+    pub fn validation(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::ValidationError, message)
+    }
+
+    /// A `user_error`.
+    pub fn user(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::UserError, message)
+    }
+
+    /// A `system_error`.
+    pub fn system(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::SystemError, message)
+    }
+
+    /// A `permission_error`.
+    pub fn permission(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::PermissionError, message)
+    }
+
+    /// A `security_error`.
+    pub fn security(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::SecurityError, message)
+    }
+
+    /// A `not_found` error.
+    pub fn not_found(message: impl Into<Cow<'static, str>>) -> Self {
+        Self::new(ErrorKind::NotFound, message)
+    }
+
+    /// The kind.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The message without the call signature.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The call signature the message is prefixed with, once the runtime set it.
+    pub fn signature(&self) -> Option<&str> {
+        self.signature.as_deref()
+    }
+
+    /// The suggestion, if any.
+    pub fn suggestion(&self) -> Option<&str> {
+        self.suggestion.as_deref()
+    }
+
+    /// The individual problems of a validation error.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+
+    /// Extra fields of the JSON form (`allowed_actions`, `query_or_url`, ...).
+    pub fn fields(&self) -> &Map<String, Value> {
+        &self.fields
+    }
+
+    /// Adds a suggestion (what to try instead).
+    pub fn with_suggestion(mut self, s: impl Into<String>) -> Self {
+        self.suggestion = Some(s.into());
+        self
+    }
+
+    /// Adds a field to the JSON form. `type`, `error_type`, `error` and `suggestion` are
+    /// reserved and ignored here.
+    pub fn with_field(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
+        let key = key.into();
+        if !matches!(
+            key.as_str(),
+            "type" | "error_type" | "error" | "suggestion" | "problems"
+        ) {
+            self.fields.insert(key, value.into());
+        }
+        self
+    }
+
+    /// Adds problems.
+    pub fn with_problems(mut self, problems: Vec<Problem>) -> Self {
+        self.problems.extend(problems);
+        self
+    }
+
+    /// Sets the call signature (`web(action="crawl")`) the message is prefixed with. The
+    /// runtime does this for every error it returns; a signature already set is kept.
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        if self.signature.is_none() {
+            self.signature = Some(signature.into());
+        }
+        self
+    }
+
+    /// The full message: `signature: message`.
+    pub fn full_message(&self) -> String {
+        match &self.signature {
+            Some(sig) => format!("{sig}: {}", self.message),
+            None => self.message.to_string(),
+        }
+    }
+
+    /// The JSON form the model reads, with `type: "error"`.
+    pub fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("type".into(), "error".into());
+        map.insert("error_type".into(), self.kind.as_str().into());
+        map.insert("error".into(), self.full_message().into());
+        for (k, v) in &self.fields {
+            map.insert(k.clone(), v.clone());
+        }
+        if !self.problems.is_empty() {
+            map.insert(
+                "problems".into(),
+                serde_json::to_value(&self.problems).unwrap_or(Value::Null),
+            );
+        }
+        if let Some(s) = &self.suggestion {
+            map.insert("suggestion".into(), s.clone().into());
+        }
+        Value::Object(map)
+    }
+
+    /// Reads an error back from its JSON form (for hosts that store results).
+    pub fn from_json(value: &Value) -> Option<ToolError> {
+        let obj = value.as_object()?;
+        if obj.get("type")?.as_str()? != "error" {
+            return None;
+        }
+        let kind: ErrorKind = serde_json::from_value(obj.get("error_type")?.clone()).ok()?;
+        let mut err = ToolError::new(kind, obj.get("error")?.as_str()?.to_owned());
+        if let Some(s) = obj.get("suggestion").and_then(Value::as_str) {
+            err.suggestion = Some(s.to_owned());
+        }
+        if let Some(p) = obj.get("problems") {
+            err.problems = serde_json::from_value(p.clone()).unwrap_or_default();
+        }
+        for (k, v) in obj {
+            err = err.with_field(k.clone(), v.clone());
+        }
+        Some(err)
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind, self.full_message())
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+impl Serialize for ToolError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+/// A tool's spec breaks a rule: found when the tool is registered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SpecError {
+    /// A tool, alias or action name breaks the naming rule.
+    InvalidName {
+        /// The name as given.
+        name: String,
+        /// Why it is refused.
+        reason: String,
+    },
+    /// A mode, permission or similar closed-set value is not one of the known values.
+    UnknownValue {
+        /// What was being parsed (`"mode"`, `"permission"`).
+        what: &'static str,
+        /// The value given.
+        value: String,
+        /// The accepted values.
+        allowed: Vec<&'static str>,
+    },
+    /// The spec contradicts itself.
+    Invalid {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+impl fmt::Display for SpecError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpecError::InvalidName { name, reason } => {
+                write!(f, "invalid tool name {name:?}: {reason}")
+            }
+            SpecError::UnknownValue {
+                what,
+                value,
+                allowed,
+            } => write!(
+                f,
+                "unknown {what} {value:?}; expected one of: {}",
+                allowed.join(", ")
+            ),
+            SpecError::Invalid { tool, reason } => write!(f, "tool `{tool}`: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for SpecError {}
+
+/// Building a [`crate::Registry`] failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// Two tools (or a tool and an alias) claim the same name.
+    Duplicate {
+        /// The contested name.
+        name: String,
+        /// Where the first claim was registered (`file:line` or a description).
+        first: String,
+        /// Where the second claim was registered.
+        second: String,
+    },
+    /// A tool's spec breaks a rule.
+    Spec {
+        /// Where the tool was registered.
+        location: String,
+        /// The rule it breaks.
+        error: SpecError,
+    },
+    /// A tool's input schema could not be compiled for validation.
+    Schema {
+        /// The tool.
+        tool: String,
+        /// The compiler's message.
+        message: String,
+    },
+}
+
+impl fmt::Display for RegistryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RegistryError::Duplicate {
+                name,
+                first,
+                second,
+            } => write!(
+                f,
+                "tool name `{name}` is registered twice: at {first} and at {second}; rename one \
+                 of them or drop the alias"
+            ),
+            RegistryError::Spec { location, error } => {
+                write!(f, "{error} (registered at {location})")
+            }
+            RegistryError::Schema { tool, message } => {
+                write!(
+                    f,
+                    "tool `{tool}`: its input schema does not compile: {message}"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for RegistryError {}

@@ -1,0 +1,326 @@
+//! The activity event stream (seed 004): every call emits `TOOL_CALL_START`, then any number
+//! of `TOOL_OUTPUT_CHUNK` and `PROGRESS` events, then `TOOL_CALL_END` or `ERROR`.
+//!
+//! Subscribers receive events through their own bounded queue. Emitting never waits: when a
+//! subscriber's queue is full the event is dropped for that subscriber and counted
+//! ([`Subscription::dropped`]), so a slow subscriber cannot block tool execution.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+/// The default number of events a subscription buffers before it starts dropping.
+pub const DEFAULT_SUBSCRIPTION_CAPACITY: usize = 4096;
+/// The most subscribers one stream accepts.
+pub const MAX_SUBSCRIBERS: usize = 1024;
+
+/// The type of an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[non_exhaustive]
+pub enum EventKind {
+    /// A call began running (after validation and approval).
+    ToolCallStart,
+    /// A piece of streamed output (a command's stdout, say).
+    ToolOutputChunk,
+    /// A progress message (the activity's `display_message`).
+    Progress,
+    /// A call finished with a result.
+    ToolCallEnd,
+    /// A call finished with an error.
+    Error,
+}
+
+/// What an event carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum EventData {
+    /// The call's arguments.
+    Start {
+        /// The arguments as validated.
+        arguments: Value,
+    },
+    /// A chunk of output.
+    Chunk {
+        /// The text.
+        text: String,
+    },
+    /// A progress message.
+    Progress {
+        /// The message.
+        message: String,
+    },
+    /// The result.
+    End {
+        /// Whether the output reports success.
+        success: bool,
+        /// The structured result.
+        result: Value,
+    },
+    /// The error, in its JSON form.
+    Error {
+        /// The error.
+        error: Value,
+    },
+}
+
+/// One event of one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Event {
+    /// The type.
+    #[serde(rename = "type")]
+    pub kind: EventKind,
+    /// The call's id (the activity id).
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// Milliseconds since the Unix epoch.
+    pub timestamp_ms: u64,
+    /// The payload.
+    pub data: EventData,
+}
+
+impl Event {
+    /// An event stamped now.
+    pub fn new(
+        kind: EventKind,
+        call_id: impl Into<String>,
+        tool: impl Into<String>,
+        data: EventData,
+    ) -> Self {
+        Event {
+            kind,
+            call_id: call_id.into(),
+            tool: tool.into(),
+            timestamp_ms: now_ms(),
+            data,
+        }
+    }
+}
+
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+/// Which events a subscription receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EventFilter {
+    /// Every event (`'*'` in seed 004).
+    All,
+    /// Events of one type.
+    Kind(EventKind),
+}
+
+impl EventFilter {
+    fn matches(&self, kind: EventKind) -> bool {
+        match self {
+            EventFilter::All => true,
+            EventFilter::Kind(k) => *k == kind,
+        }
+    }
+}
+
+impl From<EventKind> for EventFilter {
+    fn from(k: EventKind) -> Self {
+        EventFilter::Kind(k)
+    }
+}
+
+/// Identifies a subscription, for [`EventStream::unsubscribe`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SubscriptionId(u64);
+
+struct Subscriber {
+    id: u64,
+    filter: EventFilter,
+    tx: mpsc::Sender<Event>,
+    dropped: Arc<AtomicU64>,
+}
+
+#[derive(Default)]
+struct Inner {
+    subscribers: Mutex<Vec<Subscriber>>,
+    next_id: AtomicU64,
+}
+
+/// A cloneable handle to an event stream; clones share subscribers.
+#[derive(Clone, Default)]
+pub struct EventStream {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for EventStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.inner.subscribers.lock().map(|s| s.len()).unwrap_or(0);
+        f.debug_struct("EventStream")
+            .field("subscribers", &n)
+            .finish()
+    }
+}
+
+/// An error subscribing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SubscribeError {
+    /// The stream already has [`MAX_SUBSCRIBERS`] subscribers.
+    TooManySubscribers,
+}
+
+impl std::fmt::Display for SubscribeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the event stream already has {MAX_SUBSCRIBERS} subscribers; drop one first"
+        )
+    }
+}
+
+impl std::error::Error for SubscribeError {}
+
+impl EventStream {
+    /// A stream with no subscriber.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Subscribes with the default capacity.
+    pub fn subscribe(
+        &self,
+        filter: impl Into<EventFilter>,
+    ) -> Result<Subscription, SubscribeError> {
+        self.subscribe_with_capacity(filter, DEFAULT_SUBSCRIPTION_CAPACITY)
+    }
+
+    /// Subscribes with a queue of `capacity` events (at least 1).
+    pub fn subscribe_with_capacity(
+        &self,
+        filter: impl Into<EventFilter>,
+        capacity: usize,
+    ) -> Result<Subscription, SubscribeError> {
+        let mut subs = self.lock();
+        subs.retain(|s| !s.tx.is_closed());
+        if subs.len() >= MAX_SUBSCRIBERS {
+            return Err(SubscribeError::TooManySubscribers);
+        }
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        let dropped = Arc::new(AtomicU64::new(0));
+        subs.push(Subscriber {
+            id,
+            filter: filter.into(),
+            tx,
+            dropped: dropped.clone(),
+        });
+        Ok(Subscription {
+            id: SubscriptionId(id),
+            rx,
+            dropped,
+        })
+    }
+
+    /// Calls `f` for each matching event on a task of its own (needs a Tokio runtime). Returns
+    /// the id to unsubscribe with.
+    pub fn subscribe_fn<F>(
+        &self,
+        filter: impl Into<EventFilter>,
+        mut f: F,
+    ) -> Result<SubscriptionId, SubscribeError>
+    where
+        F: FnMut(Event) + Send + 'static,
+    {
+        let mut sub = self.subscribe(filter)?;
+        let id = sub.id();
+        tokio::spawn(async move {
+            while let Some(e) = sub.recv().await {
+                f(e);
+            }
+        });
+        Ok(id)
+    }
+
+    /// Removes a subscription; its receiver sees the end of the stream. Returns whether it
+    /// existed.
+    pub fn unsubscribe(&self, id: SubscriptionId) -> bool {
+        let mut subs = self.lock();
+        let before = subs.len();
+        subs.retain(|s| s.id != id.0);
+        subs.len() != before
+    }
+
+    /// The number of live subscriptions.
+    pub fn subscriber_count(&self) -> usize {
+        let mut subs = self.lock();
+        subs.retain(|s| !s.tx.is_closed());
+        subs.len()
+    }
+
+    /// Sends an event to every matching subscriber without waiting.
+    pub fn emit(&self, event: Event) {
+        let mut subs = self.lock();
+        if subs.is_empty() {
+            return;
+        }
+        subs.retain(|s| {
+            if !s.filter.matches(event.kind) {
+                return !s.tx.is_closed();
+            }
+            match s.tx.try_send(event.clone()) {
+                Ok(()) => true,
+                Err(mpsc::error::TrySendError::Full(_)) => {
+                    s.dropped.fetch_add(1, Ordering::Relaxed);
+                    true
+                }
+                Err(mpsc::error::TrySendError::Closed(_)) => false,
+            }
+        });
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Subscriber>> {
+        // A poisoned lock only means a panic elsewhere while holding it; the list itself is
+        // still consistent, so keep going.
+        self.inner
+            .subscribers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// A live subscription. Dropping it unsubscribes.
+#[derive(Debug)]
+pub struct Subscription {
+    id: SubscriptionId,
+    rx: mpsc::Receiver<Event>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Subscription {
+    /// The id, for [`EventStream::unsubscribe`].
+    pub fn id(&self) -> SubscriptionId {
+        self.id
+    }
+
+    /// The next event; `None` once unsubscribed and drained.
+    pub async fn recv(&mut self) -> Option<Event> {
+        self.rx.recv().await
+    }
+
+    /// The next event if one is queued.
+    pub fn try_recv(&mut self) -> Option<Event> {
+        self.rx.try_recv().ok()
+    }
+
+    /// How many events were dropped because the queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,319 @@
+//! The [`Registry`]: every tool a program offers, by name and alias.
+//!
+//! Tools get in two ways. Explicitly, with [`RegistryBuilder::register`], which always works;
+//! and by collection of every tool submitted to [`inventory`] (what `#[tool]` does unless told
+//! `register = false`), with [`RegistryBuilder::with_inventory`]. Building checks every spec
+//! and refuses two tools claiming one name, naming both places.
+
+use std::collections::HashMap;
+use std::panic::Location;
+use std::sync::Arc;
+
+use crate::error::{RegistryError, SpecError};
+use crate::spec::{Mode, PermissionSet, ToolSpec};
+use crate::tool::DynTool;
+use crate::validate::CompiledSchema;
+
+/// A tool submitted for automatic registration. `#[tool]` emits one per tool; write one by
+/// hand with [`inventory::submit!`] through [`crate::submit_tool!`].
+#[derive(Debug)]
+pub struct Registration {
+    /// Makes the tool.
+    pub constructor: fn() -> Arc<dyn DynTool>,
+    /// Where it was declared, `file:line`.
+    pub location: &'static str,
+}
+
+inventory::collect!(Registration);
+
+/// A registered tool: the tool, its checked spec and its compiled schema.
+pub struct ToolEntry {
+    tool: Arc<dyn DynTool>,
+    spec: Arc<ToolSpec>,
+    schema: CompiledSchema,
+    location: String,
+}
+
+impl std::fmt::Debug for ToolEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolEntry")
+            .field("name", &self.spec.name)
+            .field("location", &self.location)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolEntry {
+    /// The tool.
+    pub fn tool(&self) -> &Arc<dyn DynTool> {
+        &self.tool
+    }
+    /// The spec (schemas computed once, at registration).
+    pub fn spec(&self) -> &Arc<ToolSpec> {
+        &self.spec
+    }
+    /// The compiled input schema.
+    pub fn schema(&self) -> &CompiledSchema {
+        &self.schema
+    }
+    /// The tool's name.
+    pub fn name(&self) -> &str {
+        &self.spec.name
+    }
+    /// Where it was registered.
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+}
+
+/// Which tools to list; every field left `None` matches all.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ToolFilter {
+    /// Only tools offered in this mode.
+    pub mode: Option<Mode>,
+    /// Only tools in this toolset.
+    pub toolset: Option<String>,
+    /// Only tools in this category.
+    pub category: Option<String>,
+    /// Only tools whose tool-level permissions this set grants (a role's view, seed 003).
+    pub permissions: Option<PermissionSet>,
+}
+
+impl ToolFilter {
+    /// Matches every tool.
+    pub fn all() -> Self {
+        Self::default()
+    }
+    /// Restricts to a mode.
+    pub fn mode(mut self, m: Mode) -> Self {
+        self.mode = Some(m);
+        self
+    }
+    /// Restricts to a toolset.
+    pub fn toolset(mut self, t: impl Into<String>) -> Self {
+        self.toolset = Some(t.into());
+        self
+    }
+    /// Restricts to a category.
+    pub fn category(mut self, c: impl Into<String>) -> Self {
+        self.category = Some(c.into());
+        self
+    }
+    /// Restricts to tools a role with these permissions may call.
+    pub fn permissions(mut self, p: PermissionSet) -> Self {
+        self.permissions = Some(p);
+        self
+    }
+
+    /// Whether a spec passes the filter.
+    pub fn matches(&self, spec: &ToolSpec) -> bool {
+        self.mode.is_none_or(|m| spec.supports_mode(m))
+            && self
+                .toolset
+                .as_deref()
+                .is_none_or(|t| spec.toolsets.iter().any(|s| s == t))
+            && self
+                .category
+                .as_deref()
+                .is_none_or(|c| spec.category.as_deref() == Some(c))
+            && self
+                .permissions
+                .is_none_or(|p| p.contains_all(&spec.permissions))
+    }
+}
+
+/// Collects tools and builds a [`Registry`].
+#[derive(Default)]
+pub struct RegistryBuilder {
+    tools: Vec<(Arc<dyn DynTool>, String)>,
+    inventory: bool,
+}
+
+impl std::fmt::Debug for RegistryBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryBuilder")
+            .field("tools", &self.tools.len())
+            .field("inventory", &self.inventory)
+            .finish()
+    }
+}
+
+impl RegistryBuilder {
+    /// Adds a tool.
+    #[track_caller]
+    pub fn register<T: DynTool>(self, tool: T) -> Self {
+        self.register_arc(Arc::new(tool))
+    }
+
+    /// Adds a shared tool.
+    #[track_caller]
+    pub fn register_arc(mut self, tool: Arc<dyn DynTool>) -> Self {
+        let loc = Location::caller();
+        self.tools
+            .push((tool, format!("{}:{}", loc.file(), loc.line())));
+        self
+    }
+
+    /// Also collects every tool submitted to `inventory` in the linked program.
+    pub fn with_inventory(mut self) -> Self {
+        self.inventory = true;
+        self
+    }
+
+    /// Checks every tool and builds the registry.
+    pub fn build(self) -> Result<Registry, RegistryError> {
+        let mut tools = self.tools;
+        if self.inventory {
+            for reg in inventory::iter::<Registration> {
+                tools.push(((reg.constructor)(), reg.location.to_owned()));
+            }
+        }
+        let mut entries: Vec<ToolEntry> = Vec::with_capacity(tools.len());
+        for (tool, location) in tools {
+            let spec = Arc::new(tool.spec());
+            spec.check().map_err(|error| RegistryError::Spec {
+                location: location.clone(),
+                error,
+            })?;
+            let schema = CompiledSchema::compile(spec.clone())?;
+            entries.push(ToolEntry {
+                tool,
+                spec,
+                schema,
+                location,
+            });
+        }
+        entries.sort_by(|a, b| {
+            a.spec
+                .name
+                .cmp(&b.spec.name)
+                .then(a.location.cmp(&b.location))
+        });
+        let mut by_name: HashMap<String, usize> = HashMap::new();
+        let mut claims: HashMap<String, String> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            let names = std::iter::once(&e.spec.name).chain(e.spec.aliases.iter());
+            for (n, name) in names.enumerate() {
+                let here = if n == 0 {
+                    e.location.clone()
+                } else {
+                    format!("{} (alias of `{}`)", e.location, e.spec.name)
+                };
+                if let Some(first) = claims.get(name.as_ref()) {
+                    return Err(RegistryError::Duplicate {
+                        name: name.to_string(),
+                        first: first.clone(),
+                        second: here,
+                    });
+                }
+                claims.insert(name.to_string(), here);
+                by_name.insert(name.to_string(), i);
+            }
+        }
+        Ok(Registry {
+            entries: entries.into_iter().map(Arc::new).collect(),
+            by_name,
+        })
+    }
+}
+
+/// Every tool a program offers, sorted by name, with aliases resolved.
+#[derive(Debug)]
+pub struct Registry {
+    entries: Vec<Arc<ToolEntry>>,
+    by_name: HashMap<String, usize>,
+}
+
+impl Registry {
+    /// A builder.
+    pub fn builder() -> RegistryBuilder {
+        RegistryBuilder::default()
+    }
+
+    /// A registry of every tool submitted to `inventory`.
+    pub fn from_inventory() -> Result<Registry, RegistryError> {
+        Self::builder().with_inventory().build()
+    }
+
+    /// The tool called `name`, or whose alias `name` is.
+    pub fn get(&self, name: &str) -> Option<&Arc<ToolEntry>> {
+        self.by_name.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// Every tool, sorted by name.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<ToolEntry>> {
+        self.entries.iter()
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether there is no tool.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The tools passing a filter, sorted by name.
+    pub fn filter<'a>(
+        &'a self,
+        filter: &'a ToolFilter,
+    ) -> impl Iterator<Item = &'a Arc<ToolEntry>> + 'a {
+        self.entries.iter().filter(move |e| filter.matches(&e.spec))
+    }
+
+    /// The names of the tools offered in `mode`.
+    pub fn names_in_mode(&self, mode: Mode) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|e| e.spec.supports_mode(mode))
+            .map(|e| e.name())
+            .collect()
+    }
+
+    /// `(name, aliases)` pairs, for renaming data that stored old names (the tool migration).
+    pub fn renames(&self) -> Vec<(String, Vec<String>)> {
+        self.entries
+            .iter()
+            .filter(|e| !e.spec.aliases.is_empty())
+            .map(|e| {
+                (
+                    e.spec.name.to_string(),
+                    e.spec.aliases.iter().map(|a| a.to_string()).collect(),
+                )
+            })
+            .collect()
+    }
+}
+
+/// Submits a tool for automatic registration, as `#[tool]` does:
+/// `tool_core::submit_tool!(MyTool)` for a `Default` tool or
+/// `tool_core::submit_tool!(MyTool, || MyTool::new())`.
+#[macro_export]
+macro_rules! submit_tool {
+    ($ty:ty) => {
+        $crate::submit_tool!($ty, <$ty as ::core::default::Default>::default);
+    };
+    ($ty:ty, $ctor:expr) => {
+        $crate::__private::inventory::submit! {
+            $crate::Registration {
+                constructor: || {
+                    let make: fn() -> $ty = $ctor;
+                    $crate::__private::Arc::new(make()) as $crate::__private::Arc<dyn $crate::DynTool>
+                },
+                location: ::core::concat!(::core::file!(), ":", ::core::line!()),
+            }
+        }
+    };
+}
+
+impl From<SpecError> for RegistryError {
+    fn from(error: SpecError) -> Self {
+        RegistryError::Spec {
+            location: "(unknown)".to_owned(),
+            error,
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Rendering tool output for the model and for people: [`Render`], [`ResourcesTracker`] and
+//! result previews.
+//!
+//! A tool's output is structured data (its JSON form is what providers and UIs get) plus two
+//! renderings: a one-line *status* for an activity list, and the *model text* put into the
+//! conversation. Model text may include resources (a file's content); the
+//! [`ResourcesTracker`] makes sure one resource is shown once per conversation, and when a
+//! whole history is re-rendered ([`ResourcesTracker::render_history`]) the newest occurrence
+//! keeps the content while older ones point to it.
+
+use std::collections::HashSet;
+
+/// The most resource ids one tracker remembers; past it the oldest are forgotten (a resource
+/// may then be shown again, which is safe).
+pub const MAX_TRACKED_RESOURCES: usize = 100_000;
+
+/// How a tool's output is shown. Every method has a default, so `impl Render for MyOutput {}`
+/// is enough to get a JSON rendering.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be used as a tool's output: it does not implement `Render`",
+    label = "the output type must implement `Render`",
+    note = "add `impl Render for {Self} {{}}` to render it as JSON, or implement `status` and `render` for custom text"
+)]
+pub trait Render {
+    /// A short status line for an activity list, e.g. `"Loaded 2 file(s)"`. `None` uses
+    /// `"<tool> succeeded"`.
+    fn status(&self) -> Option<String> {
+        None
+    }
+
+    /// The text the model reads. `None` uses the output's compact JSON. Use `tracker` to show
+    /// a resource once: see [`ResourcesTracker::show`].
+    fn render(&self, tracker: &mut ResourcesTracker) -> Option<String> {
+        let _ = tracker;
+        None
+    }
+
+    /// Whether this output reports success (an output may carry a soft failure, like a
+    /// command that exited non-zero). Defaults to `true`.
+    fn is_success(&self) -> bool {
+        true
+    }
+}
+
+impl Render for serde_json::Value {}
+impl Render for String {
+    fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
+        Some(self.clone())
+    }
+}
+impl Render for () {}
+
+/// A stable 64-bit FNV-1a hash, for resource ids that must not change between builds.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Tracks which resources the conversation has already shown, so each is shown once.
+#[derive(Debug, Default, Clone)]
+pub struct ResourcesTracker {
+    rendered: HashSet<String>,
+    order: std::collections::VecDeque<String>,
+}
+
+impl ResourcesTracker {
+    /// An empty tracker.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of a file resource: project, path and a hash of the content, so a changed file
+    /// is shown again.
+    pub fn file_id(project: &str, path: &str, content: &str) -> String {
+        format!(
+            "file:{project}:{path}:{:016x}",
+            content_hash(content.as_bytes())
+        )
+    }
+
+    /// Whether the resource was already shown.
+    pub fn is_rendered(&self, id: &str) -> bool {
+        self.rendered.contains(id)
+    }
+
+    /// Marks the resource as shown.
+    pub fn mark_rendered(&mut self, id: impl Into<String>) {
+        let id = id.into();
+        if self.rendered.insert(id.clone()) {
+            self.order.push_back(id);
+            while self.order.len() > MAX_TRACKED_RESOURCES {
+                if let Some(old) = self.order.pop_front() {
+                    self.rendered.remove(&old);
+                }
+            }
+        }
+    }
+
+    /// Returns `true` (and marks it) the first time a resource is seen; `false` after.
+    pub fn show(&mut self, id: impl Into<String>) -> bool {
+        let id = id.into();
+        if self.is_rendered(&id) {
+            false
+        } else {
+            self.mark_rendered(id);
+            true
+        }
+    }
+
+    /// Re-renders a conversation's outputs (oldest first) so that each resource's content
+    /// appears at its newest occurrence only. Returns the texts in the same order.
+    pub fn render_history<'a, I>(outputs: I) -> Vec<String>
+    where
+        I: IntoIterator<Item = &'a dyn crate::tool::AnyOutput>,
+        I::IntoIter: DoubleEndedIterator,
+    {
+        let mut tracker = ResourcesTracker::new();
+        let mut texts: Vec<String> = outputs
+            .into_iter()
+            .rev()
+            .map(|o| o.model_text(&mut tracker))
+            .collect();
+        texts.reverse();
+        texts
+    }
+}
+
+/// The first `max_lines` lines of a text for a compact UI preview (seed 004's result
+/// preview), with a last line saying how many more there are.
+pub fn preview_lines(text: &str, max_lines: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let total = text.lines().count();
+    for line in text.lines().take(max_lines) {
+        let mut l: String = line.chars().take(200).collect();
+        if line.chars().count() > 200 {
+            l.push('…');
+        }
+        lines.push(l);
+    }
+    if total > max_lines {
+        lines.push(format!("… ({} more lines)", total - max_lines));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn show_once() {
+        let mut t = ResourcesTracker::new();
+        let id = ResourcesTracker::file_id("p", "a.rs", "fn main() {}");
+        assert!(t.show(id.clone()));
+        assert!(!t.show(id));
+        let changed = ResourcesTracker::file_id("p", "a.rs", "fn main() { }");
+        assert!(t.show(changed));
+    }
+
+    #[test]
+    fn preview_counts_rest() {
+        let p = preview_lines("a\nb\nc\nd", 2);
+        assert_eq!(p, vec!["a", "b", "… (2 more lines)"]);
+        assert_eq!(preview_lines("", 3), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,87 @@
+//! The approval gate: an async [`Approver`] decides on calls that need approval.
+
+use async_trait::async_trait;
+use serde::Serialize;
+use serde_json::Value;
+
+/// A call waiting for approval.
+#[derive(Debug, Clone, Serialize)]
+#[non_exhaustive]
+pub struct ApprovalRequest {
+    /// The call's id.
+    pub call_id: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The action, for a polymorphic tool.
+    pub action: Option<String>,
+    /// The validated arguments.
+    pub arguments: Value,
+    /// The call as a model would write it.
+    pub signature: String,
+}
+
+/// What an approver decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ApprovalDecision {
+    /// Run the call.
+    Approve,
+    /// Do not run it; the model gets an `approval_denied` error with the reason.
+    Deny {
+        /// Why, shown to the model.
+        reason: Option<String>,
+    },
+}
+
+/// Decides on calls that need approval (a person at a prompt, a policy engine). Denial is a
+/// normal result the model sees, not a failure of the host.
+#[async_trait]
+pub trait Approver: Send + Sync + 'static {
+    /// Decides on one call.
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision;
+}
+
+/// Denies every call that needs approval (the default: nothing risky runs unattended).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DenyAll;
+
+#[async_trait]
+impl Approver for DenyAll {
+    async fn approve(&self, _: &ApprovalRequest) -> ApprovalDecision {
+        ApprovalDecision::Deny {
+            reason: Some(
+                "no approver is configured; the host must approve calls of this tool".to_owned(),
+            ),
+        }
+    }
+}
+
+/// Approves every call (the CLI's `--approve`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApproveAll;
+
+#[async_trait]
+impl Approver for ApproveAll {
+    async fn approve(&self, _: &ApprovalRequest) -> ApprovalDecision {
+        ApprovalDecision::Approve
+    }
+}
+
+/// An approver from a closure.
+pub struct FnApprover<F>(pub F);
+
+impl<F> std::fmt::Debug for FnApprover<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FnApprover")
+    }
+}
+
+#[async_trait]
+impl<F> Approver for FnApprover<F>
+where
+    F: Fn(&ApprovalRequest) -> ApprovalDecision + Send + Sync + 'static,
+{
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        (self.0)(request)
+    }
+}

@@ -1,0 +1,618 @@
+//! The static description of a tool: [`ToolSpec`] and what it is made of.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::SpecError;
+
+/// The longest tool name providers accept (OpenAI, Anthropic and Gemini agree on 64).
+pub const MAX_NAME_LEN: usize = 64;
+
+/// Checks a tool, alias or action name: 1 to 64 characters of `[A-Za-z0-9_-]`.
+///
+/// ```
+/// assert!(tool_core::validate_name("read_file").is_ok());
+/// assert!(tool_core::validate_name("read file").is_err());
+/// assert!(tool_core::validate_name("").is_err());
+/// ```
+pub fn validate_name(name: &str) -> Result<(), SpecError> {
+    if name.is_empty() {
+        return Err(SpecError::InvalidName {
+            name: name.to_owned(),
+            reason: "it is empty; use 1 to 64 characters of [A-Za-z0-9_-]".to_owned(),
+        });
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(SpecError::InvalidName {
+            name: name.to_owned(),
+            reason: format!(
+                "it is {} characters long; the limit is {MAX_NAME_LEN}",
+                name.chars().count()
+            ),
+        });
+    }
+    if let Some(bad) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
+    {
+        return Err(SpecError::InvalidName {
+            name: name.to_owned(),
+            reason: format!("{bad:?} is not allowed; use only [A-Za-z0-9_-]"),
+        });
+    }
+    Ok(())
+}
+
+macro_rules! closed_set {
+    (
+        $(#[$meta:meta])*
+        $name:ident, $what:literal {
+            $( $(#[$vmeta:meta])* $variant:ident => $text:literal, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        #[non_exhaustive]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant, )*
+        }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The snake_case name used in attributes, the CLI and JSON.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+
+            /// Parses the snake_case name; the error lists the accepted names.
+            pub fn parse(text: &str) -> Result<Self, SpecError> {
+                match text {
+                    $($text => Ok($name::$variant),)*
+                    _ => Err(SpecError::UnknownValue {
+                        what: $what,
+                        value: text.to_owned(),
+                        allowed: Self::ALL.iter().map(|v| v.as_str()).collect(),
+                    }),
+                }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = SpecError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                Self::parse(s)
+            }
+        }
+    };
+}
+
+closed_set! {
+    /// Where a tool may be offered. A session runs in exactly one mode; tools that do not list
+    /// it are neither listed nor callable there.
+    Mode, "mode" {
+        /// An agent loop driven by a model (the default host).
+        Agent => "agent",
+        /// Served to MCP clients (`toolsmith serve`).
+        Mcp => "mcp",
+        /// Called by a person from the command line (`toolsmith call`).
+        Cli => "cli",
+    }
+}
+
+closed_set! {
+    /// A capability a tool needs. A session's role grants a set of permissions; a call is refused
+    /// with a `permission_error` when the tool or the chosen action needs one the role lacks.
+    Permission, "permission" {
+        /// Read files inside the workspace roots.
+        ReadFiles => "read_files",
+        /// Create or change files inside read-write roots.
+        WriteFiles => "write_files",
+        /// Delete files inside read-write roots.
+        DeleteFiles => "delete_files",
+        /// Run processes (the shell tool).
+        ExecuteCommands => "execute_commands",
+        /// Make network requests (the web tool).
+        Network => "network",
+        /// Read the agent's own prompts and name.
+        ViewPrompts => "view_prompts",
+        /// Change the agent's own prompts and name.
+        ManagePrompts => "manage_prompts",
+    }
+}
+
+/// A set of [`Permission`]s, small and copyable.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct PermissionSet(u32);
+
+impl PermissionSet {
+    /// No permission at all.
+    pub const EMPTY: PermissionSet = PermissionSet(0);
+
+    /// Every permission there is.
+    pub fn all() -> Self {
+        Permission::ALL.iter().copied().collect()
+    }
+
+    const fn bit(p: Permission) -> u32 {
+        1 << (p as u32)
+    }
+
+    /// Adds a permission.
+    pub fn insert(&mut self, p: Permission) {
+        self.0 |= Self::bit(p);
+    }
+
+    /// Adds a permission, builder style.
+    pub fn with(mut self, p: Permission) -> Self {
+        self.insert(p);
+        self
+    }
+
+    /// Whether the permission is in the set.
+    pub fn contains(&self, p: Permission) -> bool {
+        self.0 & Self::bit(p) != 0
+    }
+
+    /// Whether every permission of `other` is in this set.
+    pub fn contains_all(&self, other: &PermissionSet) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The permissions of `other` missing from this set.
+    pub fn missing(&self, other: &PermissionSet) -> PermissionSet {
+        PermissionSet(other.0 & !self.0)
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0 == 0
+    }
+
+    /// The permissions in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = Permission> + '_ {
+        Permission::ALL
+            .iter()
+            .copied()
+            .filter(|p| self.contains(*p))
+    }
+}
+
+impl FromIterator<Permission> for PermissionSet {
+    fn from_iter<I: IntoIterator<Item = Permission>>(iter: I) -> Self {
+        let mut set = PermissionSet::EMPTY;
+        for p in iter {
+            set.insert(p);
+        }
+        set
+    }
+}
+
+impl fmt::Debug for PermissionSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+impl Serialize for PermissionSet {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
+    }
+}
+
+impl<'de> Deserialize<'de> for PermissionSet {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let list = Vec::<Permission>::deserialize(d)?;
+        Ok(list.into_iter().collect())
+    }
+}
+
+/// Behaviour hints a client may show or act on (MCP's tool annotations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Annotations {
+    /// The tool does not change its environment.
+    pub read_only: bool,
+    /// The tool may destroy or overwrite data.
+    pub destructive: bool,
+    /// Calling it again with the same arguments has no further effect.
+    pub idempotent: bool,
+    /// The tool reaches an open world (the web) rather than a closed domain.
+    pub open_world: bool,
+}
+
+impl Annotations {
+    /// No hint set.
+    pub const fn new() -> Self {
+        Annotations {
+            read_only: false,
+            destructive: false,
+            idempotent: false,
+            open_world: false,
+        }
+    }
+    /// Sets `read_only`.
+    pub const fn read_only(mut self, v: bool) -> Self {
+        self.read_only = v;
+        self
+    }
+    /// Sets `destructive`.
+    pub const fn destructive(mut self, v: bool) -> Self {
+        self.destructive = v;
+        self
+    }
+    /// Sets `idempotent`.
+    pub const fn idempotent(mut self, v: bool) -> Self {
+        self.idempotent = v;
+        self
+    }
+    /// Sets `open_world`.
+    pub const fn open_world(mut self, v: bool) -> Self {
+        self.open_world = v;
+        self
+    }
+}
+
+/// One action of a polymorphic tool: a value of its discriminator parameter, with the
+/// parameters that action takes and its own permissions and approval rule.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ActionSpec {
+    /// The discriminator value, e.g. `"search"`.
+    pub name: Cow<'static, str>,
+    /// What the action does (one line; listed in the discriminator's description).
+    pub description: Cow<'static, str>,
+    /// Parameters the action requires.
+    pub required: Vec<Cow<'static, str>>,
+    /// Parameters the action accepts but does not require.
+    pub optional: Vec<Cow<'static, str>>,
+    /// Permissions needed on top of the tool's.
+    pub permissions: PermissionSet,
+    /// Whether a call of this action goes through the approval gate.
+    pub requires_approval: bool,
+    /// Whether this action leaves its environment unchanged.
+    pub read_only: bool,
+}
+
+impl ActionSpec {
+    /// An action with a name and a description, no parameters, no extra permission.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        ActionSpec {
+            name: name.into(),
+            description: description.into(),
+            required: Vec::new(),
+            optional: Vec::new(),
+            permissions: PermissionSet::EMPTY,
+            requires_approval: false,
+            read_only: false,
+        }
+    }
+
+    /// Adds a required parameter.
+    pub fn required(mut self, param: impl Into<Cow<'static, str>>) -> Self {
+        self.required.push(param.into());
+        self
+    }
+
+    /// Adds an optional parameter.
+    pub fn optional(mut self, param: impl Into<Cow<'static, str>>) -> Self {
+        self.optional.push(param.into());
+        self
+    }
+
+    /// Adds a permission this action needs.
+    pub fn permission(mut self, p: Permission) -> Self {
+        self.permissions.insert(p);
+        self
+    }
+
+    /// Marks the action as needing approval.
+    pub fn requires_approval(mut self, v: bool) -> Self {
+        self.requires_approval = v;
+        self
+    }
+
+    /// Marks the action as read-only.
+    pub fn read_only(mut self, v: bool) -> Self {
+        self.read_only = v;
+        self
+    }
+
+    /// Whether the action takes `param`, required or not.
+    pub fn takes(&self, param: &str) -> bool {
+        self.required
+            .iter()
+            .chain(&self.optional)
+            .any(|p| p == param)
+    }
+}
+
+/// The actions of a polymorphic tool and the name of the parameter that picks one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct ActionSet {
+    /// The discriminator parameter, `"action"` unless the tool says otherwise.
+    pub field: Cow<'static, str>,
+    /// The actions in declaration order.
+    pub actions: Vec<ActionSpec>,
+}
+
+impl ActionSet {
+    /// A set of actions picked by `field`.
+    pub fn new(field: impl Into<Cow<'static, str>>, actions: Vec<ActionSpec>) -> Self {
+        ActionSet {
+            field: field.into(),
+            actions,
+        }
+    }
+
+    /// The action called `name`.
+    pub fn get(&self, name: &str) -> Option<&ActionSpec> {
+        self.actions.iter().find(|a| a.name == name)
+    }
+
+    /// The action names in declaration order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.actions.iter().map(|a| a.name.as_ref())
+    }
+}
+
+/// Everything static about a tool: identity, description, schemas, where it may run and what
+/// it may do.
+///
+/// Build one with [`ToolSpec::new`] and the builder methods; the registry checks it (name
+/// rules, alias clashes) when the tool is registered.
+///
+/// ```
+/// use tool_core::{Mode, Permission, ToolSpec};
+/// let spec = ToolSpec::new("grep", "Search file contents with a regular expression.")
+///     .modes([Mode::Agent, Mode::Mcp])
+///     .permission(Permission::ReadFiles)
+///     .category("search");
+/// assert!(spec.supports_mode(Mode::Agent));
+/// assert!(!spec.supports_mode(Mode::Cli));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolSpec {
+    /// Unique name, 1 to 64 characters of `[A-Za-z0-9_-]`.
+    pub name: Cow<'static, str>,
+    /// A human title (MCP's `title`); defaults to none.
+    pub title: Option<Cow<'static, str>>,
+    /// What the tool does, for the model.
+    pub description: Cow<'static, str>,
+    /// The canonical input schema (JSON Schema draft 2020-12, root an object).
+    pub input_schema: Arc<Value>,
+    /// The output schema, when the output type has one.
+    pub output_schema: Option<Arc<Value>>,
+    /// Modes the tool is offered in; empty means every mode.
+    pub modes: Vec<Mode>,
+    /// Permissions every call needs.
+    pub permissions: PermissionSet,
+    /// Whether every call goes through the approval gate.
+    pub requires_approval: bool,
+    /// A grouping for prompts and filters, e.g. `"search"`, `"file_reading"`.
+    pub category: Option<Cow<'static, str>>,
+    /// Named sets the tool belongs to (seed 002's toolsets).
+    pub toolsets: Vec<Cow<'static, str>>,
+    /// Older names that still resolve to this tool.
+    pub aliases: Vec<Cow<'static, str>>,
+    /// Whether a UI shows this tool's activity to the user.
+    pub user_facing: bool,
+    /// Behaviour hints.
+    pub annotations: Annotations,
+    /// The default deadline of one call; the runtime's default when `None`.
+    pub timeout: Option<Duration>,
+    /// The actions, for a polymorphic tool.
+    pub actions: Option<ActionSet>,
+}
+
+impl ToolSpec {
+    /// A spec with a name, a description and an empty object schema, offered in every mode.
+    pub fn new(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        ToolSpec {
+            name: name.into(),
+            title: None,
+            description: description.into(),
+            input_schema: Arc::new(serde_json::json!({"type": "object", "properties": {}})),
+            output_schema: None,
+            modes: Vec::new(),
+            permissions: PermissionSet::EMPTY,
+            requires_approval: false,
+            category: None,
+            toolsets: Vec::new(),
+            aliases: Vec::new(),
+            user_facing: true,
+            annotations: Annotations::new(),
+            timeout: None,
+            actions: None,
+        }
+    }
+
+    /// Sets the input schema from a Rust type (see [`crate::schema::input_schema_for`]).
+    pub fn input<T: schemars::JsonSchema>(mut self) -> Self {
+        self.input_schema = Arc::new(crate::schema::input_schema_for::<T>());
+        self
+    }
+
+    /// Sets the output schema from a Rust type.
+    pub fn output<T: schemars::JsonSchema>(mut self) -> Self {
+        self.output_schema = Some(Arc::new(crate::schema::output_schema_for::<T>()));
+        self
+    }
+
+    /// Sets the input schema from a JSON value.
+    pub fn input_schema(mut self, schema: Value) -> Self {
+        self.input_schema = Arc::new(schema);
+        self
+    }
+
+    /// Sets the title.
+    pub fn title(mut self, title: impl Into<Cow<'static, str>>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the modes the tool is offered in.
+    pub fn modes(mut self, modes: impl IntoIterator<Item = Mode>) -> Self {
+        self.modes = modes.into_iter().collect();
+        self
+    }
+
+    /// Adds a permission every call needs.
+    pub fn permission(mut self, p: Permission) -> Self {
+        self.permissions.insert(p);
+        self
+    }
+
+    /// Marks every call as needing approval.
+    pub fn requires_approval(mut self, v: bool) -> Self {
+        self.requires_approval = v;
+        self
+    }
+
+    /// Sets the category.
+    pub fn category(mut self, c: impl Into<Cow<'static, str>>) -> Self {
+        self.category = Some(c.into());
+        self
+    }
+
+    /// Adds a toolset.
+    pub fn toolset(mut self, t: impl Into<Cow<'static, str>>) -> Self {
+        self.toolsets.push(t.into());
+        self
+    }
+
+    /// Adds an alias (an old name that still resolves).
+    pub fn alias(mut self, a: impl Into<Cow<'static, str>>) -> Self {
+        self.aliases.push(a.into());
+        self
+    }
+
+    /// Sets whether a UI shows the tool's activity.
+    pub fn user_facing(mut self, v: bool) -> Self {
+        self.user_facing = v;
+        self
+    }
+
+    /// Sets the annotations.
+    pub fn annotations(mut self, a: Annotations) -> Self {
+        self.annotations = a;
+        self
+    }
+
+    /// Sets the default deadline of one call.
+    pub fn timeout(mut self, d: Duration) -> Self {
+        self.timeout = Some(d);
+        self
+    }
+
+    /// Declares the tool polymorphic with these actions.
+    pub fn actions(mut self, set: ActionSet) -> Self {
+        self.actions = Some(set);
+        self
+    }
+
+    /// Whether the tool is offered in `mode`.
+    pub fn supports_mode(&self, mode: Mode) -> bool {
+        self.modes.is_empty() || self.modes.contains(&mode)
+    }
+
+    /// The permissions a call needs: the tool's plus the chosen action's.
+    pub fn required_permissions(&self, action: Option<&str>) -> PermissionSet {
+        let mut set = self.permissions;
+        if let (Some(actions), Some(name)) = (&self.actions, action)
+            && let Some(a) = actions.get(name)
+        {
+            for p in a.permissions.iter() {
+                set.insert(p);
+            }
+        }
+        set
+    }
+
+    /// Whether a call needs approval: the tool's flag or the chosen action's.
+    pub fn needs_approval(&self, action: Option<&str>) -> bool {
+        self.requires_approval
+            || match (&self.actions, action) {
+                (Some(actions), Some(name)) => {
+                    actions.get(name).is_some_and(|a| a.requires_approval)
+                }
+                _ => false,
+            }
+    }
+
+    /// The top-level properties of the input schema, in schema order.
+    pub fn parameter_names(&self) -> Vec<&str> {
+        self.input_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|m| m.keys().map(String::as_str).collect())
+            .unwrap_or_default()
+    }
+
+    /// Checks the spec's own rules: names, aliases, a root object schema, the action set.
+    pub fn check(&self) -> Result<(), SpecError> {
+        validate_name(&self.name)?;
+        for alias in &self.aliases {
+            validate_name(alias)?;
+            if alias == &self.name {
+                return Err(SpecError::Invalid {
+                    tool: self.name.to_string(),
+                    reason: format!("alias `{alias}` is the tool's own name"),
+                });
+            }
+        }
+        if self.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(SpecError::Invalid {
+                tool: self.name.to_string(),
+                reason: "the input schema's root must be `{\"type\": \"object\"}`".to_owned(),
+            });
+        }
+        if self.annotations.read_only && self.annotations.destructive {
+            return Err(SpecError::Invalid {
+                tool: self.name.to_string(),
+                reason: "a tool cannot be both read_only and destructive".to_owned(),
+            });
+        }
+        if let Some(actions) = &self.actions {
+            if actions.actions.is_empty() {
+                return Err(SpecError::Invalid {
+                    tool: self.name.to_string(),
+                    reason: "a polymorphic tool needs at least one action".to_owned(),
+                });
+            }
+            let mut seen = std::collections::HashSet::new();
+            for a in &actions.actions {
+                if !seen.insert(a.name.as_ref()) {
+                    return Err(SpecError::Invalid {
+                        tool: self.name.to_string(),
+                        reason: format!("action `{}` is declared twice", a.name),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,232 @@
+//! Argument validation: every problem of a call at once, each with its JSON path, what was
+//! expected, the allowed values and the nearest one, plus an example call.
+//!
+//! A [`CompiledSchema`] is built once per tool when it is registered. Decoding a call
+//! ([`CompiledSchema::decode`]) first tries the fast path: deserialize the typed input straight
+//! from the JSON text, watching for unknown members. When that succeeds and the schema holds
+//! no constraint serde cannot check, the input is valid and no tree is built. Otherwise the
+//! slow path parses the arguments, runs the JSON Schema validator collecting every error, adds
+//! the per-action rules of a polymorphic tool, and turns the lot into one
+//! [`ToolError`](crate::ToolError) of kind `validation_error`.
+
+mod example;
+mod nearest;
+mod problems;
+
+use std::sync::Arc;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::call::{Arguments, signature_of};
+use crate::error::{Problem, RegistryError, ToolError};
+use crate::spec::ToolSpec;
+
+pub use example::example_call;
+pub use nearest::nearest;
+
+/// The largest arguments document accepted, in bytes of JSON text. Larger calls are refused
+/// before parsing.
+pub const MAX_ARGUMENTS_BYTES: usize = 4 * 1024 * 1024;
+/// The most problems listed in one error; the rest are counted.
+pub const MAX_PROBLEMS: usize = 32;
+
+/// A tool's input schema, compiled for validation, with what the error messages need.
+#[derive(Debug)]
+pub struct CompiledSchema {
+    tool: Arc<str>,
+    schema: Arc<Value>,
+    validator: jsonschema::Validator,
+    serde_complete: bool,
+    spec_actions: Option<crate::spec::ActionSet>,
+    enums: Vec<(String, Vec<Value>)>,
+    spec: Arc<ToolSpec>,
+}
+
+impl CompiledSchema {
+    /// Compiles the input schema of a spec.
+    pub fn compile(spec: Arc<ToolSpec>) -> Result<CompiledSchema, RegistryError> {
+        let schema = spec.input_schema.clone();
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .build(&schema)
+            .map_err(|e| RegistryError::Schema {
+                tool: spec.name.to_string(),
+                message: e.to_string(),
+            })?;
+        let serde_complete = problems::serde_checks_everything(&schema);
+        let enums = problems::top_level_enums(&schema);
+        Ok(CompiledSchema {
+            tool: Arc::from(spec.name.as_ref()),
+            schema,
+            validator,
+            serde_complete,
+            spec_actions: spec.actions.clone(),
+            enums,
+            spec,
+        })
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+
+    /// Whether a typed decode that succeeds proves the arguments valid (no constraint in the
+    /// schema that serde does not check itself).
+    pub fn is_serde_complete(&self) -> bool {
+        self.serde_complete
+    }
+
+    /// Decodes the arguments into `T`, validating them; see the module docs.
+    pub fn decode<T: DeserializeOwned>(&self, args: &Arguments) -> Result<T, ToolError> {
+        // For a polymorphic tool the typed decode enforces each action's required
+        // parameters; a parameter the action does not take shows up as an ignored member and
+        // falls through to the slow path, which tells the model.
+        if self.serde_complete
+            && let Some(v) = fast_decode::<T>(args)
+        {
+            return Ok(v);
+        }
+        let value = self.to_checked_value(args)?;
+        T::deserialize(&value).map_err(|e| {
+            self.error(
+                &value,
+                vec![Problem::new("", format!("the arguments do not fit: {e}"))],
+            )
+        })
+    }
+
+    /// Parses and validates the arguments, returning the value (for hand-written tools that
+    /// work on JSON).
+    pub fn to_checked_value(&self, args: &Arguments) -> Result<Value, ToolError> {
+        let value = match args {
+            Arguments::Text(t) => {
+                if t.len() > MAX_ARGUMENTS_BYTES {
+                    return Err(self.too_large(t.len()));
+                }
+                let trimmed = t.trim();
+                if trimmed.is_empty() {
+                    // An empty argument string means "no arguments" for most providers.
+                    Value::Object(Default::default())
+                } else {
+                    serde_json::from_str::<Value>(trimmed).map_err(|e| self.malformed(&e))?
+                }
+            }
+            Arguments::Value(v) => v.clone(),
+        };
+        let problems = self.problems(&value);
+        if problems.is_empty() {
+            Ok(value)
+        } else {
+            Err(self.error(&value, problems))
+        }
+    }
+
+    /// Every problem of a parsed arguments value, in document order; empty when valid.
+    pub fn problems(&self, value: &Value) -> Vec<Problem> {
+        if !value.is_object() {
+            return vec![
+                Problem::new(
+                    "",
+                    format!(
+                        "the arguments must be a JSON object, got {}",
+                        problems::json_type_name(value)
+                    ),
+                )
+                .expected("object"),
+            ];
+        }
+        let mut out = Vec::new();
+        for err in self.validator.iter_errors(value) {
+            problems::push_problem(&self.schema, &err, &mut out);
+            if out.len() > MAX_PROBLEMS {
+                break;
+            }
+        }
+        if let Some(actions) = &self.spec_actions {
+            problems::action_problems(actions, value, &mut out);
+        }
+        out.truncate(MAX_PROBLEMS);
+        out
+    }
+
+    /// Builds the validation error for problems found in `value`.
+    pub fn error(&self, value: &Value, problems: Vec<Problem>) -> ToolError {
+        let signature = signature_of(&self.tool, Some(value));
+        let message = problems::summary(&problems);
+        let mut err = ToolError::validation(message).with_signature(signature);
+        let mut allowed_values = serde_json::Map::new();
+        for (field, values) in &self.enums {
+            allowed_values.insert(field.clone(), Value::Array(values.clone()));
+        }
+        for (field, values) in &self.enums {
+            err = err.with_field(format!("allowed_{field}s"), Value::Array(values.clone()));
+        }
+        if !allowed_values.is_empty() {
+            err = err.with_field("allowed_values", Value::Object(allowed_values));
+        }
+        let action = self
+            .spec_actions
+            .as_ref()
+            .and_then(|a| value.get(a.field.as_ref()))
+            .and_then(Value::as_str);
+        let example = example_call(&self.spec, action);
+        err = err.with_field("example", example.clone());
+        let mut suggestion = String::new();
+        for p in &problems {
+            if let (Some(near), Some(field)) = (&p.did_you_mean, p.field()) {
+                suggestion.push_str(&format!("Did you mean `{near}` for `{field}`? "));
+            }
+        }
+        suggestion.push_str(&format!("Example: {example}"));
+        err.with_problems(problems).with_suggestion(suggestion)
+    }
+
+    fn malformed(&self, e: &serde_json::Error) -> ToolError {
+        let problem = Problem::new(
+            "",
+            format!(
+                "the arguments are not valid JSON: {e} (line {}, column {})",
+                e.line(),
+                e.column()
+            ),
+        )
+        .expected("a JSON object");
+        let example = example_call(&self.spec, None);
+        ToolError::validation(format!("Invalid JSON arguments: {e}"))
+            .with_signature(format!("{}(…)", self.tool))
+            .with_problems(vec![problem])
+            .with_field("example", example.clone())
+            .with_suggestion(format!(
+                "Send the arguments as one JSON object. Example: {example}"
+            ))
+    }
+
+    fn too_large(&self, len: usize) -> ToolError {
+        ToolError::validation(format!(
+            "the arguments are {len} bytes of JSON; the limit is {MAX_ARGUMENTS_BYTES}"
+        ))
+        .with_signature(format!("{}(…)", self.tool))
+        .with_suggestion("Send less data in one call, or split the work into several calls.")
+    }
+}
+
+/// The typed decode straight from text or tree; `None` when it fails or meets an unknown
+/// member, so the slow path can explain why.
+fn fast_decode<T: DeserializeOwned>(args: &Arguments) -> Option<T> {
+    let mut unknown = false;
+    let out = match args {
+        Arguments::Text(t) => {
+            if t.len() > MAX_ARGUMENTS_BYTES {
+                return None;
+            }
+            let mut de = serde_json::Deserializer::from_str(t);
+            let v = serde_ignored::deserialize(&mut de, |_| unknown = true).ok()?;
+            de.end().ok()?;
+            v
+        }
+        Arguments::Value(v) => serde_ignored::deserialize(v, |_| unknown = true).ok()?,
+    };
+    (!unknown).then_some(out)
+}

@@ -1,0 +1,381 @@
+//! Turning JSON Schema errors into [`Problem`]s a model can act on.
+
+use serde_json::Value;
+
+use super::nearest::nearest;
+use crate::error::Problem;
+use crate::spec::ActionSet;
+
+/// Keywords whose meaning serde enforces by itself when it deserializes the Rust type the
+/// schema was derived from. A schema using anything else needs the full validator.
+const SERDE_CHECKED: &[&str] = &[
+    "$schema",
+    "$id",
+    "$comment",
+    "$ref",
+    "$defs",
+    "definitions",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "anyOf",
+    "oneOf",
+    "enum",
+    "const",
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "nullable",
+];
+
+/// Formats schemars emits for Rust number types; serde checks their ranges.
+const NUMBER_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "int128", "int", "uint8", "uint16", "uint32", "uint64",
+    "uint128", "uint", "float", "double",
+];
+
+/// Whether deserializing the type proves the schema satisfied: no keyword outside
+/// [`SERDE_CHECKED`], except the number `format`s and bounds schemars derives from Rust
+/// integer types.
+pub(super) fn serde_checks_everything(schema: &Value) -> bool {
+    match schema {
+        Value::Object(obj) => {
+            let number_format = obj
+                .get("format")
+                .and_then(Value::as_str)
+                .is_some_and(|f| NUMBER_FORMATS.contains(&f));
+            for (k, v) in obj {
+                let key_ok = SERDE_CHECKED.contains(&k.as_str())
+                    || (number_format && matches!(k.as_str(), "format" | "minimum" | "maximum"));
+                if !key_ok {
+                    return false;
+                }
+                let descend = match k.as_str() {
+                    "properties" | "$defs" | "definitions" => v
+                        .as_object()
+                        .is_none_or(|m| m.values().all(serde_checks_everything)),
+                    "items" | "additionalProperties" => serde_checks_everything(v),
+                    "prefixItems" | "anyOf" | "oneOf" => v
+                        .as_array()
+                        .is_none_or(|a| a.iter().all(serde_checks_everything)),
+                    _ => true,
+                };
+                if !descend {
+                    return false;
+                }
+            }
+            true
+        }
+        Value::Bool(_) => true,
+        _ => false,
+    }
+}
+
+/// Follows `$ref`s (local `#/...` pointers only) to the schema they name.
+pub(super) fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
+    for _ in 0..16 {
+        match node.get("$ref").and_then(Value::as_str) {
+            Some(r) if r.starts_with('#') => match root.pointer(&r[1..]) {
+                Some(target) => node = target,
+                None => return node,
+            },
+            _ => return node,
+        }
+    }
+    node
+}
+
+/// The string values a schema allows, if it is a closed set.
+pub(super) fn enum_values(root: &Value, node: &Value) -> Option<Vec<Value>> {
+    let node = resolve(root, node);
+    if let Some(values) = node.get("enum").and_then(Value::as_array) {
+        return Some(values.clone());
+    }
+    if let Some(c) = node.get("const") {
+        return Some(vec![c.clone()]);
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(branches) = node.get(key).and_then(Value::as_array) {
+            let mut out = Vec::new();
+            for b in branches {
+                let b = resolve(root, b);
+                if b.get("type").and_then(Value::as_str) == Some("null") {
+                    continue;
+                }
+                out.extend(enum_values(root, b)?);
+            }
+            return Some(out);
+        }
+    }
+    None
+}
+
+/// The top-level parameters whose values are a closed set of strings, in schema order.
+pub(super) fn top_level_enums(schema: &Value) -> Vec<(String, Vec<Value>)> {
+    let Some(props) = schema.get("properties").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    props
+        .iter()
+        .filter_map(|(name, node)| {
+            let values = enum_values(schema, node)?;
+            (!values.is_empty() && values.iter().all(Value::is_string))
+                .then(|| (name.clone(), values))
+        })
+        .collect()
+}
+
+/// The JSON type name of a value, as schemas spell it.
+pub(super) fn json_type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "integer",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// The schema node a keyword location points at, following `$ref` segments.
+fn schema_at<'a>(root: &'a Value, location: &str) -> Option<&'a Value> {
+    let mut node = root;
+    for seg in location.split('/').skip(1) {
+        let seg = seg.replace("~1", "/").replace("~0", "~");
+        if seg == "$ref" {
+            node = resolve(root, node);
+            continue;
+        }
+        node = match node {
+            Value::Object(m) => m.get(&seg)?,
+            Value::Array(a) => a.get(seg.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    Some(node)
+}
+
+/// The schema object that holds the keyword a location ends with.
+fn parent_schema<'a>(root: &'a Value, location: &str) -> Option<&'a Value> {
+    let cut = location.rfind('/')?;
+    schema_at(root, &location[..cut]).map(|n| resolve(root, n))
+}
+
+fn field_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or("")
+}
+
+fn describe_expected(root: &Value, node: &Value) -> Option<String> {
+    let node = resolve(root, node);
+    if let Some(values) = enum_values(root, node)
+        && !values.is_empty()
+    {
+        let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+        return Some(format!("one of: {}", list.join(", ")));
+    }
+    match node.get("type") {
+        Some(Value::String(t)) => Some(t.clone()),
+        Some(Value::Array(ts)) => Some(
+            ts.iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join(" or "),
+        ),
+        _ => None,
+    }
+}
+
+/// Adds the problem(s) one validator error stands for.
+pub(super) fn push_problem(
+    root: &Value,
+    err: &jsonschema::ValidationError<'_>,
+    out: &mut Vec<Problem>,
+) {
+    use jsonschema::error::ValidationErrorKind as K;
+    let path = err.instance_path().as_str().to_owned();
+    let keyword_location = err.schema_path().as_str();
+    match err.kind() {
+        K::Required { property } => {
+            let name = property.as_str().unwrap_or_default();
+            let parent = parent_schema(root, keyword_location);
+            let expected = parent
+                .and_then(|p| p.get("properties"))
+                .and_then(|p| p.get(name))
+                .and_then(|n| describe_expected(root, n));
+            let mut p = Problem::new(
+                format!("{path}/{name}"),
+                format!("missing required parameter `{name}`"),
+            );
+            p.expected = expected;
+            out.push(p);
+        }
+        K::AdditionalProperties { unexpected } => {
+            let parent = parent_schema(root, keyword_location);
+            let known: Vec<&str> = parent
+                .and_then(|p| p.get("properties"))
+                .and_then(Value::as_object)
+                .map(|m| m.keys().map(String::as_str).collect())
+                .unwrap_or_default();
+            for name in unexpected {
+                let near = nearest(name, known.iter().copied()).map(str::to_owned);
+                let mut msg = format!("unknown parameter `{name}`");
+                if !known.is_empty() {
+                    msg.push_str(&format!("; known parameters: {}", known.join(", ")));
+                }
+                out.push(Problem::new(format!("{path}/{name}"), msg).did_you_mean(near));
+            }
+        }
+        K::Enum { options } => {
+            let allowed: Vec<Value> = options.as_array().cloned().unwrap_or_default();
+            let given = err.instance();
+            let shown = match given.as_ref() {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let near = given.as_str().and_then(|s| {
+                nearest(s, allowed.iter().filter_map(Value::as_str)).map(str::to_owned)
+            });
+            let field = field_name(&path);
+            let what = if field.is_empty() { "value" } else { field };
+            let list: Vec<String> = allowed.iter().map(|v| v.to_string()).collect();
+            out.push(
+                Problem::new(path.clone(), format!("Invalid {what} '{shown}'"))
+                    .expected(format!("one of: {}", list.join(", ")))
+                    .allowed(allowed)
+                    .did_you_mean(near),
+            );
+        }
+        K::Constant { expected_value } => {
+            out.push(
+                Problem::new(path.clone(), format!("must be {expected_value}"))
+                    .expected(expected_value.to_string())
+                    .allowed(vec![(**expected_value).clone()]),
+            );
+        }
+        K::Type { .. } => {
+            let node = schema_at(root, keyword_location.rsplit_once('/').map_or("", |x| x.0));
+            let expected = node.and_then(|n| describe_expected(root, n));
+            let got = json_type_name(err.instance());
+            let field = field_name(&path);
+            let subject = if field.is_empty() {
+                "the arguments".to_owned()
+            } else {
+                format!("`{field}`")
+            };
+            let msg = match &expected {
+                Some(e) => format!("{subject} must be {e}, got {got}"),
+                None => format!("{subject} has the wrong type ({got})"),
+            };
+            let mut p = Problem::new(path.clone(), msg);
+            p.expected = expected;
+            out.push(p);
+        }
+        K::OneOfNotValid { .. } | K::AnyOf { .. } => {
+            let node = parent_schema(root, keyword_location);
+            let expected = node.and_then(|n| describe_expected(root, n));
+            let field = field_name(&path);
+            let mut p = Problem::new(
+                path.clone(),
+                format!(
+                    "`{}` matches none of the accepted shapes: {err}",
+                    if field.is_empty() { "arguments" } else { field }
+                ),
+            );
+            p.expected = expected;
+            out.push(p);
+        }
+        _ => {
+            let field = field_name(&path);
+            let msg = if field.is_empty() {
+                err.to_string()
+            } else {
+                format!("`{field}`: {err}")
+            };
+            out.push(Problem::new(path.clone(), msg));
+        }
+    }
+}
+
+/// The rules of a polymorphic tool that a flat schema cannot state: the chosen action's
+/// required parameters, and parameters the action does not take.
+pub(super) fn action_problems(actions: &ActionSet, value: &Value, out: &mut Vec<Problem>) {
+    let Some(obj) = value.as_object() else {
+        return;
+    };
+    let Some(name) = obj.get(actions.field.as_ref()).and_then(Value::as_str) else {
+        return;
+    };
+    let Some(action) = actions.get(name) else {
+        return; // the enum check already reported it
+    };
+    for req in &action.required {
+        if obj.get(req.as_ref()).is_none_or(Value::is_null) {
+            out.push(
+                Problem::new(
+                    format!("/{req}"),
+                    format!("{req} is required for {name} action"),
+                )
+                .expected(format!("`{req}` for action `{name}`")),
+            );
+        }
+    }
+    for (key, v) in obj {
+        if key == actions.field.as_ref() || v.is_null() || action.takes(key) {
+            continue;
+        }
+        let takes: Vec<&str> = action
+            .required
+            .iter()
+            .chain(&action.optional)
+            .map(|s| s.as_ref())
+            .collect();
+        // Only parameters the schema knows reach here as "does not apply"; unknown ones were
+        // reported by the schema.
+        let used_elsewhere = actions.actions.iter().any(|a| a.takes(key));
+        if used_elsewhere {
+            out.push(Problem::new(
+                format!("/{key}"),
+                format!(
+                    "`{key}` does not apply to action `{name}`; it takes: {}",
+                    if takes.is_empty() {
+                        "no other parameter".to_owned()
+                    } else {
+                        takes.join(", ")
+                    }
+                ),
+            ));
+        }
+    }
+}
+
+/// One line for the error message: the single problem, or a count and a list.
+pub(super) fn summary(problems: &[Problem]) -> String {
+    match problems {
+        [] => "the arguments are invalid".to_owned(),
+        [one] => with_path(one),
+        many => {
+            let parts: Vec<String> = many
+                .iter()
+                .enumerate()
+                .map(|(i, p)| format!("{}) {}", i + 1, with_path(p)))
+                .collect();
+            format!(
+                "{} problems with the arguments: {}",
+                many.len(),
+                parts.join("; ")
+            )
+        }
+    }
+}
+
+fn with_path(p: &Problem) -> String {
+    p.message.clone()
+}
