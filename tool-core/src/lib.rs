@@ -83,11 +83,13 @@
 
 #![deny(missing_docs)]
 
+mod action;
 pub mod activity;
 mod call;
 mod context;
 mod error;
 pub mod events;
+pub mod provider;
 mod registry;
 mod render;
 pub mod runtime;

@@ -1,0 +1,1 @@
+//! Polymorphic tools: the [`Actions`] trait `#[derive(Action)]` implements.
