@@ -1,0 +1,76 @@
+//! The command line, as clap parses it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Declare, validate, export and run the tools an LLM calls.
+#[derive(Debug, Parser)]
+#[command(name = "toolsmith", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(flatten)]
+    pub(crate) options: GlobalOptions,
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+/// Options every subcommand takes.
+#[derive(Debug, Args)]
+pub(crate) struct GlobalOptions {
+    /// A read-write workspace root, `DIR` or `NAME=DIR` (repeatable; default: the current
+    /// directory).
+    #[arg(long = "root", value_name = "[NAME=]DIR", global = true)]
+    pub(crate) roots: Vec<String>,
+    /// A read-only workspace root, `DIR` or `NAME=DIR` (repeatable).
+    #[arg(long = "read-only-root", value_name = "[NAME=]DIR", global = true)]
+    pub(crate) read_only_roots: Vec<String>,
+    /// The SQLite agent store (default: `.toolsmith/agents.db` under the first root).
+    #[arg(long, value_name = "PATH", global = true)]
+    pub(crate) store: Option<PathBuf>,
+    /// The current agent for prompt_manager (created on first use).
+    #[arg(long, value_name = "NAME", global = true)]
+    pub(crate) agent: Option<String>,
+    /// The SearXNG instance the web tool searches with.
+    #[arg(long, value_name = "URL", env = "SEARXNG_URL", global = true)]
+    pub(crate) searxng_url: Option<String>,
+    /// Exempts a host from the web tool's private-address refusal (repeatable).
+    #[arg(long = "allow-host", value_name = "HOST", global = true)]
+    pub(crate) allow_hosts: Vec<String>,
+    /// Approves calls that need approval (without it they are denied).
+    #[arg(long, global = true)]
+    pub(crate) approve: bool,
+    /// The mode to run in: agent, mcp or cli (default: cli; `list` shows every mode unless
+    /// given).
+    #[arg(long, value_name = "MODE", global = true)]
+    pub(crate) mode: Option<String>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Print the tool definitions (a JSON array, or the XML/Markdown prompt block).
+    List {
+        /// The format: json, openai, openai-strict, openai-responses, anthropic, gemini, mcp
+        /// or xml.
+        #[arg(long, default_value = "json")]
+        format: String,
+        /// Only tools in this toolset.
+        #[arg(long)]
+        toolset: Option<String>,
+    },
+    /// Print one tool's definition (aliases resolve).
+    Schema {
+        /// The tool's name or alias.
+        name: String,
+        /// The format, as for `list`.
+        #[arg(long, default_value = "json")]
+        format: String,
+    },
+    /// Run one call and print its result as JSON (exit 0 success, 1 tool error, 2 usage).
+    Call {
+        /// The tool's name or alias.
+        name: String,
+        /// The arguments as one JSON object (default `{}`).
+        arguments: Option<String>,
+    },
+}

@@ -1,0 +1,135 @@
+//! The dispatch path against its floor.
+//!
+//! - `floor`: `serde_json::from_str` of the input type + `serde_json::to_string` of the
+//!   output, the least any dispatcher must do.
+//! - `dispatch/valid`: JSON text -> validated typed input (`DynTool::decode` against the
+//!   compiled schema) -> no-op tool (`DynTool::invoke`) -> JSON text of the output.
+//! - `dispatch/invalid`: the same with arguments that fail validation (two problems), up to
+//!   the error's JSON text.
+//! - `runtime/valid`: the whole `Session::call` path (lookup, checks, validation, dedupe
+//!   off, activity record, events, deadline) on a current-thread Tokio runtime.
+//!
+//! Run: `cargo bench -p tool-core --bench dispatch`. Compare the medians: the ratio of
+//! `dispatch/valid` to `floor` is the dispatch overhead.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use tool_core::{
+    Arguments, DynTool, Registry, Render, Runtime, Services, Tool, ToolCall, ToolContext,
+    ToolError, ToolSpec,
+};
+
+#[derive(Debug, Deserialize, JsonSchema)]
+struct GrepArgs {
+    /// The pattern.
+    pattern: String,
+    /// Where to search.
+    path: Option<String>,
+    /// Match case.
+    #[serde(default)]
+    case_sensitive: bool,
+    /// The most results.
+    max_results: u32,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+struct GrepOut {
+    r#type: &'static str,
+    pattern: String,
+    count: u32,
+}
+
+impl Render for GrepOut {}
+
+struct Noop;
+
+#[async_trait::async_trait]
+impl Tool for Noop {
+    type Input = GrepArgs;
+    type Output = GrepOut;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("grep", "Search.")
+    }
+    async fn call(&self, _: &ToolContext, a: GrepArgs) -> Result<GrepOut, ToolError> {
+        Ok(GrepOut {
+            r#type: "grep_results",
+            count: a.max_results,
+            pattern: a.pattern,
+        })
+    }
+}
+
+const VALID: &str =
+    r#"{"pattern":"fn main","path":"src/lib.rs","case_sensitive":true,"max_results":50}"#;
+const INVALID: &str = r#"{"pattern":"fn main","path":"src/lib.rs","max_result":50}"#;
+
+/// Polls a future that completes without waiting (the no-op tool) to its end.
+fn now<F: Future>(f: F) -> F::Output {
+    let mut f = pin!(f);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+fn bench(c: &mut Criterion) {
+    let registry = Registry::builder().register(Noop).build().expect("registry");
+    let entry = registry.get("grep").expect("grep").clone();
+    let ctx = ToolContext::detached("grep", Services::new());
+
+    let mut group = c.benchmark_group("dispatch");
+    group.bench_function("floor", |b| {
+        b.iter(|| {
+            let a: GrepArgs = serde_json::from_str(black_box(VALID)).expect("valid");
+            let out = GrepOut {
+                r#type: "grep_results",
+                count: a.max_results,
+                pattern: a.pattern,
+            };
+            black_box(serde_json::to_string(&out).expect("json"))
+        })
+    });
+    group.bench_function("dispatch_valid", |b| {
+        b.iter(|| {
+            let args = Arguments::Text(black_box(VALID).to_owned());
+            let input = entry.tool().decode(&args, entry.schema()).expect("valid");
+            let out = now(entry.tool().invoke(&ctx, input)).expect("ok");
+            black_box(out.to_json_string().expect("json"))
+        })
+    });
+    group.bench_function("dispatch_invalid", |b| {
+        b.iter(|| {
+            let args = Arguments::Text(black_box(INVALID).to_owned());
+            let err = match entry.tool().decode(&args, entry.schema()) {
+                Ok(_) => unreachable!("invalid arguments decoded"),
+                Err(e) => e,
+            };
+            black_box(err.to_json().to_string())
+        })
+    });
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio");
+    let runtime = Runtime::builder(registry).dedupe(false).build();
+    let session = runtime.session();
+    group.bench_function("runtime_valid", |b| {
+        b.iter(|| {
+            let outcome = rt.block_on(session.call(ToolCall::new("1", "grep", black_box(VALID))));
+            black_box(outcome.to_json().to_string())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

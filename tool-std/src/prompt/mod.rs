@@ -1,0 +1,54 @@
+//! The prompt family: where agents and their prompts live, and the tool-name migration.
+//!
+//! The `prompt_manager` tool (seed 000) lets an agent view and update its own system prompt,
+//! reflection prompts and name. This module holds the layer under it:
+//!
+//! - [`store`]: the [`Agent`] record, its limits ([`MAX_SYSTEM_PROMPT_CHARS`] and the 10,000
+//!   character limits of the other fields), [`StoreError`] with messages a model can act on, and
+//!   the [`AgentStore`] trait.
+//! - [`memory`]: [`MemoryAgentStore`], for tests and short-lived hosts.
+//! - [`sqlite`]: [`SqliteAgentStore`], an embedded SQLite file (WAL, busy timeout, one
+//!   `BEGIN IMMEDIATE` transaction per write), the CLI's default.
+//! - [`migrate`]: [`migrate_enabled_tools`], which rewrites agents' `enabled_tools` from the old
+//!   tool names (`view_system_prompt`, `WebSearchTool`, ...) to the polymorphic tools and back.
+//!
+//! Both stores enforce the same rules before writing, and the same behaviour tests run against
+//! both, so code tested against the memory store holds on SQLite.
+//!
+//! ```
+//! use tool_std::prompt::{AgentStore, PromptField, SqliteAgentStore, StoreError};
+//!
+//! # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
+//! let dir = tempfile::tempdir()?;
+//! let store = SqliteAgentStore::open(dir.path().join("agents.db")).await?;
+//! let sage = store.get_or_create("default", "Sage").await?;
+//! let oracle = store.get_or_create("default", "Oracle").await?;
+//!
+//! let err = store.update_field(oracle.id, PromptField::Name, "Sage").await.unwrap_err();
+//! assert!(matches!(err, StoreError::NameTaken { .. }));
+//! assert_eq!(
+//!     err.to_string(),
+//!     "name 'Sage' is already taken in account 'default'; choose another name"
+//! );
+//! # let _ = sage;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod memory;
+pub mod migrate;
+pub mod sqlite;
+pub mod store;
+
+pub use memory::MemoryAgentStore;
+pub use migrate::{
+    AgentChange, Direction, MigrationReport, RenameError, STANDARD_RENAMES, ToolRenames,
+    migrate_enabled_tools, preview_enabled_tools,
+};
+pub use sqlite::SqliteAgentStore;
+pub use store::{
+    Agent, AgentStore, MAX_MEMORY_REFLECTION_PROMPT_CHARS, MAX_NAME_CHARS,
+    MAX_REFLECTION_PROMPT_CHARS, MAX_SYSTEM_PROMPT_CHARS, NewAgent, PromptField, StoreError,
+    SwapOutcome,
+};
