@@ -1,3 +1,4 @@
 //! placeholder
 
 pub mod prompt;
+pub mod web;
