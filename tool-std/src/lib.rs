@@ -1,4 +1,21 @@
-//! placeholder
+//! The standard tools of toolsmith, written with its own DSL.
+//!
+//! Each family lives in a module of its own, one tool per file, with the stores and network
+//! code it stands on:
+//!
+//! - [`web`]: the polymorphic `web` tool (`action`: `search` | `fetch`), its network policy
+//!   (http(s) only; private, loopback, link-local, CGNAT, multicast and cloud-metadata
+//!   addresses refused after DNS resolution and at every redirect hop), the fetcher with
+//!   streaming byte caps, HTML to readable text, and the SearXNG search backend.
+//! - [`prompt`]: the polymorphic `prompt_manager` tool (`action`: `view` | `update`,
+//!   `prompt_type`), the [`prompt::AgentStore`] it reads and writes (in memory, or SQLite as
+//!   the command line's default), and the migration of stored tool names to the new ones.
+//!
+//! Tools register themselves through `inventory` when this crate is linked; a host that wants
+//! an explicit list registers them with [`tool_core::Registry::builder`]. Host services
+//! (stores, network configuration) reach the tools through [`tool_core::ToolContext::service`].
+
+#![deny(missing_docs)]
 
 pub mod prompt;
 pub mod web;
