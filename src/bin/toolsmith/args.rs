@@ -73,4 +73,17 @@ pub(crate) enum Command {
         /// The arguments as one JSON object (default `{}`).
         arguments: Option<String>,
     },
+    /// Rewrite every stored agent's enabled tools from old tool names to the current ones,
+    /// using the aliases the tools declare (idempotent).
+    MigrateTools {
+        /// Undo the migration: current names back to the old ones.
+        #[arg(long)]
+        rollback: bool,
+        /// Show what would change without writing anything.
+        #[arg(long)]
+        dry_run: bool,
+        /// Print the report as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
 }

@@ -46,7 +46,11 @@ impl Tool for Echo {
         ToolSpec::new("echo", "Send the text back, repeated `times` times.")
             .category("demo")
             .toolset("demo")
-            .annotations(tool_core::Annotations::new().read_only(true).idempotent(true))
+            .annotations(
+                tool_core::Annotations::new()
+                    .read_only(true)
+                    .idempotent(true),
+            )
     }
 
     async fn call(&self, _: &ToolContext, args: EchoArgs) -> Result<Echoed, ToolError> {

@@ -5,6 +5,7 @@
 
 mod args;
 mod demo;
+mod host;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -85,8 +86,66 @@ async fn run(cli: Cli) -> ExitCode {
             }
         },
         Command::Call { name, arguments } => {
-            call(registry, &cli.options, mode.unwrap_or(Mode::Cli), name, arguments).await
+            call(
+                registry,
+                &cli.options,
+                mode.unwrap_or(Mode::Cli),
+                name,
+                arguments,
+            )
+            .await
         }
+        Command::MigrateTools {
+            rollback,
+            dry_run,
+            json,
+        } => migrate_tools(&registry, &cli.options, rollback, dry_run, json).await,
+    }
+}
+
+async fn migrate_tools(
+    registry: &Registry,
+    options: &GlobalOptions,
+    rollback: bool,
+    dry_run: bool,
+    json: bool,
+) -> ExitCode {
+    use tool_std::prompt::{
+        Direction, SqliteAgentStore, ToolRenames, migrate_enabled_tools, preview_enabled_tools,
+    };
+    let roots = match host::roots(options) {
+        Ok(r) => r,
+        Err(e) => return fail(2, &e),
+    };
+    let path = host::store_path(options, &roots);
+    let renames = match ToolRenames::new(registry.renames()) {
+        Ok(r) => r,
+        Err(e) => return fail(1, &format!("the tools' aliases conflict: {e}")),
+    };
+    let store = match SqliteAgentStore::open(&path).await {
+        Ok(s) => s,
+        Err(e) => return fail(1, &format!("cannot open the agent store: {e}")),
+    };
+    let direction = if rollback {
+        Direction::Rollback
+    } else {
+        Direction::Forward
+    };
+    let report = if dry_run {
+        preview_enabled_tools(&store, &renames, direction).await
+    } else {
+        migrate_enabled_tools(&store, &renames, direction).await
+    };
+    match report {
+        Ok(report) if json => match serde_json::to_value(&report) {
+            Ok(v) => print_json(&v).map_or_else(|e| fail(2, &e), |()| ExitCode::SUCCESS),
+            Err(e) => fail(1, &e.to_string()),
+        },
+        Ok(report) => {
+            println!("{report}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(1, &format!("the migration failed: {e}")),
     }
 }
 

@@ -1,0 +1,88 @@
+//! What the command line's options set up: workspace roots and the agent store's path.
+
+use std::path::{Path, PathBuf};
+
+use crate::args::GlobalOptions;
+
+/// A workspace root from `--root` or `--read-only-root`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Root {
+    /// The project name (the directory's name unless given as `NAME=DIR`).
+    pub(crate) name: String,
+    /// The directory.
+    pub(crate) dir: PathBuf,
+    /// Whether tools may write under it.
+    pub(crate) writable: bool,
+}
+
+/// Parses `DIR` or `NAME=DIR`.
+pub(crate) fn parse_root(spec: &str, writable: bool) -> Result<Root, String> {
+    let (name, dir) = match spec.split_once('=') {
+        Some((name, dir)) if !name.is_empty() && !name.contains(['/', '\\']) => {
+            (Some(name.to_owned()), PathBuf::from(dir))
+        }
+        _ => (None, PathBuf::from(spec)),
+    };
+    if dir.as_os_str().is_empty() {
+        return Err(format!(
+            "root `{spec}` names no directory; use DIR or NAME=DIR"
+        ));
+    }
+    let name = match name {
+        Some(n) => n,
+        None => dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "root".to_owned()),
+    };
+    Ok(Root {
+        name,
+        dir,
+        writable,
+    })
+}
+
+/// The roots the options name; the current directory, read-write, when none is given.
+pub(crate) fn roots(options: &GlobalOptions) -> Result<Vec<Root>, String> {
+    let mut roots = Vec::new();
+    for r in &options.roots {
+        roots.push(parse_root(r, true)?);
+    }
+    for r in &options.read_only_roots {
+        roots.push(parse_root(r, false)?);
+    }
+    if roots.is_empty() {
+        roots.push(parse_root(".", true)?);
+    }
+    Ok(roots)
+}
+
+/// The agent store's path: `--store`, else `.toolsmith/agents.db` under the first root.
+pub(crate) fn store_path(options: &GlobalOptions, roots: &[Root]) -> PathBuf {
+    match &options.store {
+        Some(p) => p.clone(),
+        None => roots
+            .first()
+            .map_or_else(|| Path::new(".").to_path_buf(), |r| r.dir.clone())
+            .join(".toolsmith")
+            .join("agents.db"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_and_plain_roots() {
+        let r = parse_root("docs=/tmp/docs", false).expect("root");
+        assert_eq!(r.name, "docs");
+        assert_eq!(r.dir, PathBuf::from("/tmp/docs"));
+        assert!(!r.writable);
+        let r = parse_root("/tmp", true).expect("root");
+        assert_eq!(r.name, "tmp");
+        assert!(parse_root("x=", true).is_err());
+        assert!(parse_root("", true).is_err());
+    }
+}
