@@ -21,10 +21,12 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::{
-    Arguments, DynTool, Registry, Render, Runtime, Services, Tool, ToolCall, ToolContext,
+    Arguments, Registry, Render, Runtime, Services, Tool, ToolCall, ToolContext,
     ToolError, ToolSpec,
 };
 
+// The no-op tool reads only some fields; the rest are decoded, as a real tool's would be.
+#[allow(dead_code)]
 #[derive(Debug, Deserialize, JsonSchema)]
 struct GrepArgs {
     /// The pattern.
@@ -81,7 +83,10 @@ fn now<F: Future>(f: F) -> F::Output {
 }
 
 fn bench(c: &mut Criterion) {
-    let registry = Registry::builder().register(Noop).build().expect("registry");
+    let registry = Registry::builder()
+        .register(Noop)
+        .build()
+        .expect("registry");
     let entry = registry.get("grep").expect("grep").clone();
     let ctx = ToolContext::detached("grep", Services::new());
 
@@ -118,7 +123,10 @@ fn bench(c: &mut Criterion) {
     let invalid = Arguments::Text(INVALID.to_owned());
     group.bench_function("dispatch_valid", |b| {
         b.iter(|| {
-            let input = entry.tool().decode(black_box(&valid), entry.schema()).expect("valid");
+            let input = entry
+                .tool()
+                .decode(black_box(&valid), entry.schema())
+                .expect("valid");
             let out = now(entry.tool().invoke(&ctx, input)).expect("ok");
             black_box(out.to_json_string().expect("json"))
         })

@@ -192,7 +192,8 @@ impl InMemoryActivityStore {
 impl ActivityStore for InMemoryActivityStore {
     async fn create(&self, record: ActivityRecord) {
         let mut inner = self.lock();
-        if inner.records.len() >= self.capacity {
+        // Replacing a record already kept takes no room; only a new one may evict.
+        if !inner.records.contains_key(&record.id) && inner.records.len() >= self.capacity {
             // Evict the oldest finished record, else the oldest of all.
             let pos = inner
                 .order

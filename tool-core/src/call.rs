@@ -117,13 +117,21 @@ impl ToolCall {
     /// The call as a model would write it, for error prefixes: `web(action="crawl",
     /// query_or_url="x")`. Long values are cut with `…`; malformed arguments show as `(…)`.
     pub fn signature(&self) -> String {
-        let value = match &self.arguments {
-            Arguments::Value(v) => Some(std::borrow::Cow::Borrowed(v)),
-            Arguments::Text(t) => serde_json::from_str::<Value>(t)
-                .ok()
-                .map(std::borrow::Cow::Owned),
-        };
-        signature_of(&self.name, value.as_deref())
+        signature_of_arguments(&self.name, &self.arguments)
+    }
+}
+
+/// [`signature_of`] for arguments as they came: empty text is `name()`, text that does not
+/// parse, or is over [`MAX_ARGUMENTS_BYTES`](crate::validate::MAX_ARGUMENTS_BYTES) (it is not
+/// even read), is `name(…)`.
+pub(crate) fn signature_of_arguments(name: &str, arguments: &Arguments) -> String {
+    match arguments {
+        Arguments::Value(v) => signature_of(name, Some(v)),
+        Arguments::Text(t) if t.len() > crate::validate::MAX_ARGUMENTS_BYTES => {
+            signature_of(name, None)
+        }
+        Arguments::Text(t) if t.trim().is_empty() => signature_of(name, Some(&Value::Null)),
+        Arguments::Text(t) => signature_of(name, serde_json::from_str::<Value>(t).ok().as_ref()),
     }
 }
 
@@ -142,7 +150,8 @@ pub fn signature_of(name: &str, arguments: Option<&Value>) -> String {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                out.push_str(k);
+                // Keys are cut too: a model may send a megabyte-long key.
+                push_cut(&mut out, k, SIGNATURE_VALUE_CHARS);
                 out.push('=');
                 let text = match v {
                     Value::String(s) => serde_json::to_string(s).unwrap_or_default(),

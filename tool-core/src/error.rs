@@ -111,13 +111,16 @@ impl Problem {
         self
     }
 
-    /// The field name the path ends in, if it names an object member.
-    pub fn field(&self) -> Option<&str> {
+    /// The field name the path ends in, if it names an object member, with the JSON pointer
+    /// escapes undone (`/a~1b` names the member `a/b`).
+    pub fn field(&self) -> Option<Cow<'_, str>> {
         let last = self.path.rsplit('/').next()?;
         if last.is_empty() || last.bytes().all(|b| b.is_ascii_digit()) {
             None
+        } else if last.contains('~') {
+            Some(Cow::Owned(last.replace("~1", "/").replace("~0", "~")))
         } else {
-            Some(last)
+            Some(Cow::Borrowed(last))
         }
     }
 }
@@ -139,8 +142,13 @@ impl Problem {
 /// assert_eq!(err.kind(), ErrorKind::UserError);
 /// assert_eq!(err.to_json()["error_type"], "user_error");
 /// ```
+#[derive(Clone, PartialEq)]
+pub struct ToolError(Box<Inner>);
+
+/// The error's parts, boxed so that a `Result<T, ToolError>` stays one pointer wide on the
+/// error side (a tool's result passes through every layer of a call).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolError {
+struct Inner {
     kind: ErrorKind,
     message: Cow<'static, str>,
     signature: Option<String>,
@@ -149,17 +157,31 @@ pub struct ToolError {
     fields: Map<String, Value>,
 }
 
+impl fmt::Debug for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = &self.0;
+        f.debug_struct("ToolError")
+            .field("kind", &i.kind)
+            .field("message", &i.message)
+            .field("signature", &i.signature)
+            .field("suggestion", &i.suggestion)
+            .field("problems", &i.problems)
+            .field("fields", &i.fields)
+            .finish()
+    }
+}
+
 impl ToolError {
     /// An error of a kind with a message.
     pub fn new(kind: ErrorKind, message: impl Into<Cow<'static, str>>) -> Self {
-        ToolError {
+        ToolError(Box::new(Inner {
             kind,
             message: message.into(),
             signature: None,
             suggestion: None,
             problems: Vec::new(),
             fields: Map::new(),
-        }
+        }))
     }
 
     /// A `validation_error`.
@@ -194,73 +216,73 @@ impl ToolError {
 
     /// The kind.
     pub fn kind(&self) -> ErrorKind {
-        self.kind
+        self.0.kind
     }
 
     /// The message without the call signature.
     pub fn message(&self) -> &str {
-        &self.message
+        &self.0.message
     }
 
     /// The call signature the message is prefixed with, once the runtime set it.
     pub fn signature(&self) -> Option<&str> {
-        self.signature.as_deref()
+        self.0.signature.as_deref()
     }
 
     /// The suggestion, if any.
     pub fn suggestion(&self) -> Option<&str> {
-        self.suggestion.as_deref()
+        self.0.suggestion.as_deref()
     }
 
     /// The individual problems of a validation error.
     pub fn problems(&self) -> &[Problem] {
-        &self.problems
+        &self.0.problems
     }
 
     /// Extra fields of the JSON form (`allowed_actions`, `query_or_url`, ...).
     pub fn fields(&self) -> &Map<String, Value> {
-        &self.fields
+        &self.0.fields
     }
 
     /// Adds a suggestion (what to try instead).
     pub fn with_suggestion(mut self, s: impl Into<String>) -> Self {
-        self.suggestion = Some(s.into());
+        self.0.suggestion = Some(s.into());
         self
     }
 
-    /// Adds a field to the JSON form. `type`, `error_type`, `error` and `suggestion` are
-    /// reserved and ignored here.
+    /// Adds a field to the JSON form. `type`, `error_type`, `error`, `suggestion` and
+    /// `problems` are reserved and ignored here.
     pub fn with_field(mut self, key: impl Into<String>, value: impl Into<Value>) -> Self {
         let key = key.into();
         if !matches!(
             key.as_str(),
             "type" | "error_type" | "error" | "suggestion" | "problems"
         ) {
-            self.fields.insert(key, value.into());
+            self.0.fields.insert(key, value.into());
         }
         self
     }
 
     /// Adds problems.
     pub fn with_problems(mut self, problems: Vec<Problem>) -> Self {
-        self.problems.extend(problems);
+        self.0.problems.extend(problems);
         self
     }
 
     /// Sets the call signature (`web(action="crawl")`) the message is prefixed with. The
     /// runtime does this for every error it returns; a signature already set is kept.
     pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
-        if self.signature.is_none() {
-            self.signature = Some(signature.into());
+        if self.0.signature.is_none() {
+            self.0.signature = Some(signature.into());
         }
         self
     }
 
     /// The full message: `signature: message`.
     pub fn full_message(&self) -> String {
-        match &self.signature {
-            Some(sig) => format!("{sig}: {}", self.message),
-            None => self.message.to_string(),
+        match &self.0.signature {
+            Some(sig) => format!("{sig}: {}", self.0.message),
+            None => self.0.message.to_string(),
         }
     }
 
@@ -268,18 +290,18 @@ impl ToolError {
     pub fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("type".into(), "error".into());
-        map.insert("error_type".into(), self.kind.as_str().into());
+        map.insert("error_type".into(), self.0.kind.as_str().into());
         map.insert("error".into(), self.full_message().into());
-        for (k, v) in &self.fields {
+        for (k, v) in &self.0.fields {
             map.insert(k.clone(), v.clone());
         }
-        if !self.problems.is_empty() {
+        if !self.0.problems.is_empty() {
             map.insert(
                 "problems".into(),
-                serde_json::to_value(&self.problems).unwrap_or(Value::Null),
+                serde_json::to_value(&self.0.problems).unwrap_or(Value::Null),
             );
         }
-        if let Some(s) = &self.suggestion {
+        if let Some(s) = &self.0.suggestion {
             map.insert("suggestion".into(), s.clone().into());
         }
         Value::Object(map)
@@ -294,10 +316,10 @@ impl ToolError {
         let kind: ErrorKind = serde_json::from_value(obj.get("error_type")?.clone()).ok()?;
         let mut err = ToolError::new(kind, obj.get("error")?.as_str()?.to_owned());
         if let Some(s) = obj.get("suggestion").and_then(Value::as_str) {
-            err.suggestion = Some(s.to_owned());
+            err.0.suggestion = Some(s.to_owned());
         }
         if let Some(p) = obj.get("problems") {
-            err.problems = serde_json::from_value(p.clone()).unwrap_or_default();
+            err.0.problems = serde_json::from_value(p.clone()).unwrap_or_default();
         }
         for (k, v) in obj {
             err = err.with_field(k.clone(), v.clone());
@@ -308,7 +330,7 @@ impl ToolError {
 
 impl fmt::Display for ToolError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.full_message())
+        write!(f, "{}: {}", self.0.kind, self.full_message())
     }
 }
 

@@ -23,7 +23,9 @@ pub const MAX_SUBSCRIBERS: usize = 1024;
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]
 pub enum EventKind {
-    /// A call began running (after validation and approval).
+    /// A call was taken up: its activity record exists, `in_progress`. Every call gets one,
+    /// followed by exactly one `TOOL_CALL_END` or `ERROR`; a call refused before its tool
+    /// runs (unknown tool, permission, validation, approval) gets `ERROR` right after.
     ToolCallStart,
     /// A piece of streamed output (a command's stdout, say).
     ToolOutputChunk,
@@ -201,7 +203,8 @@ impl EventStream {
         self.subscribe_with_capacity(filter, DEFAULT_SUBSCRIPTION_CAPACITY)
     }
 
-    /// Subscribes with a queue of `capacity` events (at least 1).
+    /// Subscribes with a queue of `capacity` events (at least 1, at most
+    /// [`tokio::sync::Semaphore::MAX_PERMITS`]).
     pub fn subscribe_with_capacity(
         &self,
         filter: impl Into<EventFilter>,
@@ -212,7 +215,8 @@ impl EventStream {
         if subs.len() >= MAX_SUBSCRIBERS {
             return Err(SubscribeError::TooManySubscribers);
         }
-        let (tx, rx) = mpsc::channel(capacity.max(1));
+        // tokio's channel panics on a capacity of 0 or past its semaphore's limit.
+        let (tx, rx) = mpsc::channel(capacity.clamp(1, tokio::sync::Semaphore::MAX_PERMITS));
         let id = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
         let dropped = Arc::new(AtomicU64::new(0));
         subs.push(Subscriber {

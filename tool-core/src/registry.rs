@@ -184,12 +184,9 @@ impl RegistryBuilder {
                 location,
             });
         }
-        entries.sort_by(|a, b| {
-            a.spec
-                .name
-                .cmp(&b.spec.name)
-                .then(a.location.cmp(&b.location))
-        });
+        // A stable sort by name: among tools claiming one name, the one registered first
+        // (explicit registrations in order, then inventory) is reported as the first claim.
+        entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
         let mut by_name: HashMap<String, usize> = HashMap::new();
         let mut claims: HashMap<String, String> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {

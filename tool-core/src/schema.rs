@@ -43,7 +43,28 @@ pub fn output_schema_for<T: JsonSchema>() -> Value {
     schema
 }
 
-/// Makes a schema canonical for tool input: a root object and closed objects.
+/// Makes a schema canonical for tool input: a root object, closed objects, and closed sets of
+/// strings as a flat `enum`.
+///
+/// schemars describes a unit enum whose variants carry doc comments as a `oneOf` of `const`
+/// branches; providers, `allowed_<field>s` and "did you mean" need the flat
+/// `{"type": "string", "enum": [...]}`, so such a `oneOf` is flattened and the per-value docs
+/// move into the description as a list.
+///
+/// ```
+/// use serde_json::json;
+/// let s = tool_core::schema::canonicalize_input(json!({
+///     "type": "object",
+///     "properties": {"kind": {"description": "Which.", "oneOf": [
+///         {"type": "string", "const": "a", "description": "The first."},
+///         {"type": "string", "enum": ["b"]}
+///     ]}}
+/// }));
+/// assert_eq!(s["properties"]["kind"], json!({
+///     "type": "string", "enum": ["a", "b"], "description": "Which.\n\n- `a`: The first."
+/// }));
+/// assert_eq!(s["additionalProperties"], false);
+/// ```
 pub fn canonicalize_input(mut schema: Value) -> Value {
     if let Some(obj) = schema.as_object_mut() {
         obj.remove("title");
@@ -56,39 +77,124 @@ pub fn canonicalize_input(mut schema: Value) -> Value {
             obj.insert("type".into(), "object".into());
         }
     }
-    close_objects(&mut schema);
+    walk_schema(&mut schema);
     schema
 }
 
-fn close_objects(v: &mut Value) {
-    match v {
-        Value::Object(obj) => {
-            let has_props = obj.contains_key("properties");
-            let is_object = match obj.get("type") {
-                Some(Value::String(t)) => t == "object",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
-                None => has_props,
-                _ => false,
-            };
-            if is_object
-                && has_props
-                && !obj.contains_key("additionalProperties")
-                && !obj.contains_key("patternProperties")
-                && !obj.contains_key("unevaluatedProperties")
-            {
-                obj.insert("additionalProperties".into(), Value::Bool(false));
+/// Keywords whose value is a map from names to schemas.
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+/// Keywords whose value is one schema.
+const SCHEMA_ONE: &[&str] = &[
+    "items",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "additionalItems",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "not",
+    "if",
+    "then",
+    "else",
+];
+/// Keywords whose value is a list of schemas.
+const SCHEMA_LISTS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// Visits every subschema, by keyword: the members of `properties` or `$defs` are schemas
+/// whatever they are called (a parameter may well be named `default` or `properties`), while
+/// `enum`, `const`, `default` and `examples` hold data, which is never touched.
+fn walk_schema(v: &mut Value) {
+    let Value::Object(obj) = v else {
+        return;
+    };
+    flatten_const_one_of(obj);
+    let has_props = obj.contains_key("properties");
+    let is_object = match obj.get("type") {
+        Some(Value::String(t)) => t == "object",
+        Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+        None => has_props,
+        _ => false,
+    };
+    if is_object
+        && has_props
+        && !obj.contains_key("additionalProperties")
+        && !obj.contains_key("patternProperties")
+        && !obj.contains_key("unevaluatedProperties")
+    {
+        obj.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    for (key, child) in obj.iter_mut() {
+        let key = key.as_str();
+        if SCHEMA_MAPS.contains(&key) {
+            if let Value::Object(members) = child {
+                members.values_mut().for_each(walk_schema);
             }
-            for (key, child) in obj.iter_mut() {
-                // `properties` and `$defs` hold maps of schemas; `enum`/`const`/`default`/
-                // `examples` hold data, which must not be touched.
-                match key.as_str() {
-                    "enum" | "const" | "default" | "examples" => {}
-                    _ => close_objects(child),
-                }
+        } else if SCHEMA_ONE.contains(&key) {
+            walk_schema(child);
+        } else if SCHEMA_LISTS.contains(&key)
+            && let Value::Array(items) = child
+        {
+            items.iter_mut().for_each(walk_schema);
+        }
+    }
+}
+
+/// Turns `{"oneOf": [{"type": "string", "const": "a", "description": "..."}, {"type":
+/// "string", "enum": ["b"]}]}` into `{"type": "string", "enum": ["a", "b"]}`, moving the
+/// branches' descriptions into the node's. Anything else is left alone.
+fn flatten_const_one_of(obj: &mut Map<String, Value>) {
+    let Some(Value::Array(branches)) = obj.get("oneOf") else {
+        return;
+    };
+    if branches.is_empty() || obj.contains_key("type") || obj.contains_key("enum") {
+        return;
+    }
+    let mut values = Vec::new();
+    let mut docs = Vec::new();
+    for b in branches {
+        let Some(b) = b.as_object() else {
+            return;
+        };
+        if b.keys().any(|k| {
+            !matches!(
+                k.as_str(),
+                "type" | "const" | "enum" | "description" | "title"
+            )
+        }) || b.get("type").is_some_and(|t| t != "string")
+        {
+            return;
+        }
+        let here: Vec<&Value> = match (b.get("const"), b.get("enum")) {
+            (Some(c), None) => vec![c],
+            (None, Some(Value::Array(e))) => e.iter().collect(),
+            _ => return,
+        };
+        if !here.iter().all(|v| v.is_string()) {
+            return;
+        }
+        if let Some(doc) = b.get("description").and_then(Value::as_str) {
+            for v in &here {
+                docs.push(format!("- `{}`: {doc}", v.as_str().unwrap_or_default()));
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(close_objects),
-        _ => {}
+        values.extend(here.into_iter().cloned());
+    }
+    obj.remove("oneOf");
+    obj.insert("type".into(), "string".into());
+    obj.insert("enum".into(), Value::Array(values));
+    if !docs.is_empty() {
+        let list = docs.join("\n");
+        let description = match obj.get("description").and_then(Value::as_str) {
+            Some(d) if !d.is_empty() => format!("{d}\n\n{list}"),
+            _ => list,
+        };
+        obj.insert("description".into(), description.into());
     }
 }
 

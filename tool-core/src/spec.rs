@@ -27,15 +27,8 @@ pub fn validate_name(name: &str) -> Result<(), SpecError> {
             reason: "it is empty; use 1 to 64 characters of [A-Za-z0-9_-]".to_owned(),
         });
     }
-    if name.len() > MAX_NAME_LEN {
-        return Err(SpecError::InvalidName {
-            name: name.to_owned(),
-            reason: format!(
-                "it is {} characters long; the limit is {MAX_NAME_LEN}",
-                name.chars().count()
-            ),
-        });
-    }
+    // The character rule first: a name of 40 `é` is refused for its characters, not for its
+    // 80 bytes, and once every character is ASCII, bytes and characters agree.
     if let Some(bad) = name
         .chars()
         .find(|c| !(c.is_ascii_alphanumeric() || *c == '_' || *c == '-'))
@@ -43,6 +36,15 @@ pub fn validate_name(name: &str) -> Result<(), SpecError> {
         return Err(SpecError::InvalidName {
             name: name.to_owned(),
             reason: format!("{bad:?} is not allowed; use only [A-Za-z0-9_-]"),
+        });
+    }
+    if name.len() > MAX_NAME_LEN {
+        return Err(SpecError::InvalidName {
+            name: name.to_owned(),
+            reason: format!(
+                "it is {} characters long; the limit is {MAX_NAME_LEN}",
+                name.len()
+            ),
         });
     }
     Ok(())
@@ -575,12 +577,18 @@ impl ToolSpec {
     /// Checks the spec's own rules: names, aliases, a root object schema, the action set.
     pub fn check(&self) -> Result<(), SpecError> {
         validate_name(&self.name)?;
-        for alias in &self.aliases {
+        for (i, alias) in self.aliases.iter().enumerate() {
             validate_name(alias)?;
             if alias == &self.name {
                 return Err(SpecError::Invalid {
                     tool: self.name.to_string(),
                     reason: format!("alias `{alias}` is the tool's own name"),
+                });
+            }
+            if self.aliases[..i].contains(alias) {
+                return Err(SpecError::Invalid {
+                    tool: self.name.to_string(),
+                    reason: format!("alias `{alias}` is listed twice"),
                 });
             }
         }
@@ -605,6 +613,8 @@ impl ToolSpec {
             }
             let mut seen = std::collections::HashSet::new();
             for a in &actions.actions {
+                // Action names are values a model writes, under the same rule as tool names.
+                validate_name(&a.name)?;
                 if !seen.insert(a.name.as_ref()) {
                     return Err(SpecError::Invalid {
                         tool: self.name.to_string(),

@@ -7,9 +7,15 @@
 //!          -> redundancy check (same call twice in one turn)
 //!          -> approval gate
 //!          -> activity in_progress + TOOL_CALL_START
-//!          -> the tool runs with a deadline and a cancellation token
+//!          -> the tool runs in a concurrency slot, with a deadline (counted from when it
+//!             starts) and a cancellation token
 //!          -> activity success/failure + TOOL_CALL_END or ERROR
 //! ```
+//!
+//! A call refused on the way (unknown tool, mode, permission, validation, approval, a
+//! cancelled session) still gets an activity record, which fails at once, and a
+//! `TOOL_CALL_START` + `ERROR` pair: every call's events pair up. A call answered by the
+//! redundancy check gets its own record (with `data.duplicate_of`) and pair as well.
 //!
 //! A [`Runtime`] is shared by every conversation; a [`Session`] is one conversation (its
 //! mode, its role's permissions, its turn state).
@@ -22,7 +28,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
-use tokio::sync::{OnceCell, Semaphore};
+use tokio::sync::{Semaphore, watch};
 use tokio_util::sync::CancellationToken;
 
 pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
@@ -30,15 +36,15 @@ pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, Deny
 use crate::activity::{
     ActivityRecord, ActivityStatus, ActivityStore, ActivityUpdate, InMemoryActivityStore,
 };
-use crate::call::{Arguments, ToolCall, signature_of};
+use crate::call::{Arguments, ToolCall, signature_of_arguments};
 use crate::context::{Services, SessionState, ToolContext};
 use crate::error::ToolError;
 use crate::events::{Event, EventData, EventKind, EventStream};
 use crate::registry::{Registry, ToolEntry};
 use crate::render::ResourcesTracker;
-use crate::spec::{Mode, PermissionSet};
+use crate::spec::{Mode, PermissionSet, ToolSpec};
 use crate::tool::AnyOutput;
-use crate::validate::nearest;
+use crate::validate::{MAX_ARGUMENTS_BYTES, nearest};
 
 /// The default deadline of a call whose tool sets none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -58,8 +64,10 @@ struct Inner {
     limiter: Arc<Semaphore>,
     dedupe: bool,
     approval_required: Vec<(String, Option<String>)>,
-    next_id: AtomicU64,
 }
+
+/// The next activity id's number, shared by every runtime of the process.
+static NEXT_ACTIVITY: AtomicU64 = AtomicU64::new(1);
 
 /// Runs calls against a registry. Cheap to clone.
 #[derive(Clone)]
@@ -135,7 +143,7 @@ impl RuntimeBuilder {
 
     /// Sets how many calls run at once; others wait their turn (default 64, at least 1).
     pub fn max_concurrent(mut self, n: usize) -> Self {
-        self.max_concurrent = n.max(1);
+        self.max_concurrent = n.clamp(1, Semaphore::MAX_PERMITS);
         self
     }
 
@@ -167,7 +175,6 @@ impl RuntimeBuilder {
                 limiter: Arc::new(Semaphore::new(self.max_concurrent)),
                 dedupe: self.dedupe,
                 approval_required: self.approval_required,
-                next_id: AtomicU64::new(1),
             }),
         }
     }
@@ -267,10 +274,15 @@ impl SessionConfig {
 
 type SharedResult = Result<Arc<dyn AnyOutput>, ToolError>;
 
+/// The calls of the current turn, for the redundancy check: `(tool, arguments)` to the first
+/// call's id and a receiver of its result (`None` while it runs).
 #[derive(Default)]
 struct TurnCache {
-    calls: HashMap<(String, String), (String, Arc<OnceCell<SharedResult>>)>,
+    calls: HashMap<(String, String), (String, ResultSlot)>,
 }
+
+/// Where the first of identical calls publishes its result: `None` while it runs.
+type ResultSlot = watch::Receiver<Option<SharedResult>>;
 
 /// One conversation: mode, permissions, turn state. Cheap to clone; clones share state.
 #[derive(Clone)]
@@ -390,9 +402,13 @@ impl Session {
             .clear();
     }
 
-    /// Clears all session state, turn included.
+    /// Clears all session state, turn included (the turn number moves on by one).
     pub fn clear_state(&self) {
-        self.clear_current_turn();
+        self.turn
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .calls
+            .clear();
         self.state.clear_all();
     }
 
@@ -404,15 +420,32 @@ impl Session {
     /// Runs several calls concurrently, answering in the order given.
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<CallOutcome> {
         let mut set = tokio::task::JoinSet::new();
+        let mut tasks = HashMap::new();
         let n = calls.len();
         for (i, call) in calls.into_iter().enumerate() {
             let s = self.clone();
-            set.spawn(async move { (i, s.call(call).await) });
+            let (id, name) = (call.id.clone(), call.name.clone());
+            let handle = set.spawn(async move { (i, s.call(call).await) });
+            tasks.insert(handle.id(), (i, id, name));
         }
         let mut out: Vec<Option<CallOutcome>> = (0..n).map(|_| None).collect();
-        while let Some(joined) = set.join_next().await {
-            if let Ok((i, outcome)) = joined {
-                out[i] = Some(outcome);
+        while let Some(joined) = set.join_next_with_id().await {
+            match joined {
+                Ok((_, (i, outcome))) => out[i] = Some(outcome),
+                // `call` does not panic (tools run on tasks of their own), but should it,
+                // the caller still gets one answer per call, in order.
+                Err(e) => {
+                    if let Some((i, call_id, tool)) = tasks.remove(&e.id()) {
+                        out[i] = Some(CallOutcome {
+                            call_id,
+                            activity_id: String::new(),
+                            tool,
+                            result: Err(ToolError::system("the call failed inside the runtime")),
+                            duplicate_of: None,
+                            elapsed: Duration::ZERO,
+                        });
+                    }
+                }
             }
         }
         out.into_iter().flatten().collect()
@@ -422,8 +455,9 @@ impl Session {
     /// every failure is a [`ToolError`] in the outcome.
     pub async fn call(&self, call: ToolCall) -> CallOutcome {
         let started = Instant::now();
-        let inner = &self.runtime.inner;
-        let activity_id = format!("act_{}", inner.next_id.fetch_add(1, Ordering::Relaxed));
+        // Activity ids are unique in the process, not only in this runtime: runtimes may
+        // share one activity store.
+        let activity_id = format!("act_{}", NEXT_ACTIVITY.fetch_add(1, Ordering::Relaxed));
         let mut outcome = CallOutcome {
             call_id: call.id.clone(),
             activity_id,
@@ -441,18 +475,23 @@ impl Session {
     async fn run(&self, call: &ToolCall, outcome: &mut CallOutcome) -> SharedResult {
         let inner = &self.runtime.inner;
         let Some(entry) = self.lookup(&call.name) else {
-            return Err(self.unknown_tool(call));
+            let err = self.unknown_tool(call);
+            return self
+                .reject(outcome, &call.name, &call.arguments, false, err)
+                .await;
         };
         let entry = entry.clone();
         let spec = entry.spec().clone();
         outcome.tool = spec.name.to_string();
 
         // A polymorphic tool's action decides permissions and approval, so its arguments are
-        // parsed once up front; plain tools keep the text for the fast decode.
+        // parsed once up front (unless they are over the size limit, which validation
+        // refuses unread); plain tools keep the text for the fast decode.
         let mut arguments = call.arguments.clone();
         let mut action: Option<String> = None;
         if let Some(set) = &spec.actions {
             if let Arguments::Text(t) = &arguments
+                && t.len() <= MAX_ARGUMENTS_BYTES
                 && let Ok(v) =
                     serde_json::from_str::<Value>(if t.trim().is_empty() { "{}" } else { t })
             {
@@ -466,100 +505,143 @@ impl Session {
                     .map(str::to_owned);
             }
         }
-        let signature = || match &arguments {
-            Arguments::Value(v) => signature_of(&spec.name, Some(v)),
-            Arguments::Text(t) => {
-                signature_of(&spec.name, serde_json::from_str::<Value>(t).ok().as_ref())
-            }
-        };
+        let signature = || signature_of_arguments(&spec.name, &arguments);
 
-        // Permissions: the tool's and the action's.
+        // A cancelled session runs nothing more.
+        if self.cancel.is_cancelled() {
+            let err = cancelled_error().with_signature(signature());
+            return self
+                .reject(outcome, &spec.name, &arguments, spec.user_facing, err)
+                .await;
+        }
+
+        // Permissions: the tool's, then the chosen action's.
         let needed = spec.required_permissions(action.as_deref());
         let missing = self.permissions.missing(&needed);
         if !missing.is_empty() {
             let names: Vec<&str> = missing.iter().map(|p| p.as_str()).collect();
-            return Err(ToolError::permission(format!(
-                "this session's role lacks the permission(s) {} that {} needs",
-                names.join(", "),
-                match &action {
-                    Some(a) => format!("action `{a}`"),
-                    None => "this tool".to_owned(),
+            let whose = match &action {
+                Some(a) if self.permissions.contains_all(&spec.permissions) => {
+                    format!("action `{a}`")
                 }
+                _ => "this tool".to_owned(),
+            };
+            let err = ToolError::permission(format!(
+                "this session's role lacks the permission(s) {} that {whose} needs",
+                names.join(", "),
             ))
             .with_field("missing_permissions", names)
-            .with_signature(signature()));
+            .with_signature(signature());
+            return self
+                .reject(outcome, &spec.name, &arguments, spec.user_facing, err)
+                .await;
         }
 
         // Validation.
         let decoded = match entry.tool().decode(&arguments, entry.schema()) {
             Ok(d) => d,
             Err(e) => {
-                let e = e.with_signature(signature());
-                self.record_rejected(outcome, &spec.name, &arguments, &e, spec.user_facing)
+                let e = sign(e, signature);
+                return self
+                    .reject(outcome, &spec.name, &arguments, spec.user_facing, e)
                     .await;
-                return Err(e);
             }
         };
 
-        // Redundancy check: the same call twice in one turn runs once.
-        let cell = if inner.dedupe {
+        // Redundancy check: the same call twice in one turn runs once. The first call holds
+        // the sender of a watch channel and publishes its result; an identical call waits
+        // on a receiver and never runs the tool, however the two are scheduled.
+        let mut publish = None;
+        let mut wait_for = None;
+        if inner.dedupe {
             let key = (spec.name.to_string(), arguments.to_json_text());
             let mut turn = self.turn.lock().unwrap_or_else(|e| e.into_inner());
-            match turn.calls.get(&key) {
-                Some((first_id, cell)) => {
-                    outcome.duplicate_of = Some(first_id.clone());
-                    Some(cell.clone())
+            // A first call that was dropped before it finished leaves a closed, empty
+            // channel: forget it and run again.
+            let live = turn
+                .calls
+                .get(&key)
+                .filter(|(_, rx)| rx.borrow().is_some() || rx.has_changed().is_ok())
+                .cloned();
+            match live {
+                Some((first_id, rx)) => {
+                    outcome.duplicate_of = Some(first_id);
+                    wait_for = Some(rx);
                 }
-                None if turn.calls.len() < MAX_DEDUPE_ENTRIES => {
-                    let cell = Arc::new(OnceCell::new());
-                    turn.calls.insert(key, (call.id.clone(), cell.clone()));
-                    Some(cell)
+                None if turn.calls.len() < MAX_DEDUPE_ENTRIES || turn.calls.contains_key(&key) => {
+                    let (tx, rx) = watch::channel(None);
+                    turn.calls.insert(key, (call.id.clone(), rx));
+                    publish = Some(tx);
                 }
-                None => None,
+                None => {}
             }
-        } else {
-            None
-        };
-
-        let run = self.execute(
-            call,
-            outcome.activity_id.clone(),
-            &entry,
-            action,
-            &arguments,
-            decoded,
-        );
-        match cell {
-            Some(cell) => {
-                if outcome.duplicate_of.is_some() {
-                    // Wait for the first call if it is still running, then answer with its
-                    // result; the activity records this call as a duplicate.
-                    let first = cell
-                        .get_or_init(|| async {
-                            Err(ToolError::system("the first identical call did not finish"))
-                        })
-                        .await
-                        .clone();
-                    let json_input = arguments.to_value().unwrap_or(Value::Null);
-                    let mut record = ActivityRecord::new(
-                        outcome.activity_id.clone(),
-                        spec.name.to_string(),
-                        json_input,
-                        spec.user_facing,
-                    );
-                    record.data.insert(
-                        "duplicate_of".into(),
-                        Value::String(outcome.duplicate_of.clone().unwrap_or_default()),
-                    );
-                    inner.activities.create(record).await;
-                    self.finish(&outcome.activity_id, &spec.name, &first).await;
-                    first
-                } else {
-                    cell.get_or_init(|| run).await.clone()
-                }
-            }
-            None => run.await,
         }
+
+        if let Some(mut rx) = wait_for {
+            return self
+                .answer_duplicate(outcome, &spec, &arguments, &mut rx)
+                .await;
+        }
+        let result = self
+            .execute(
+                call,
+                &outcome.activity_id,
+                &entry,
+                action,
+                &arguments,
+                decoded,
+            )
+            .await;
+        if let Some(tx) = publish {
+            tx.send_replace(Some(result.clone()));
+        }
+        result
+    }
+
+    /// Answers a call identical to one made earlier in the turn with that call's result,
+    /// once it is there. The duplicate gets its own activity (with `data.duplicate_of`) and
+    /// its own START and END/ERROR pair; the tool does not run.
+    async fn answer_duplicate(
+        &self,
+        outcome: &CallOutcome,
+        spec: &ToolSpec,
+        arguments: &Arguments,
+        rx: &mut ResultSlot,
+    ) -> SharedResult {
+        let inner = &self.runtime.inner;
+        let first_id = outcome.duplicate_of.clone().unwrap_or_default();
+        let mut record = ActivityRecord::new(
+            outcome.activity_id.clone(),
+            spec.name.to_string(),
+            bounded_input(arguments),
+            spec.user_facing,
+        );
+        record
+            .data
+            .insert("duplicate_of".into(), Value::String(first_id.clone()));
+        let input = record.input.clone();
+        inner.activities.create(record).await;
+        inner.events.emit(Event::new(
+            EventKind::ToolCallStart,
+            outcome.activity_id.clone(),
+            spec.name.to_string(),
+            EventData::Start { arguments: input },
+        ));
+        let result = tokio::select! {
+            waited = rx.wait_for(Option::is_some) => match waited {
+                // `wait_for` returns once the value is `Some`.
+                Ok(r) => r.clone().unwrap_or_else(|| Err(cancelled_error())),
+                Err(_) => Err(ToolError::system(format!(
+                    "the identical call `{first_id}` was abandoned before it finished; call again"
+                ))
+                .with_signature(signature_of_arguments(&spec.name, arguments))),
+            },
+            _ = self.cancel.cancelled() => {
+                Err(cancelled_error().with_signature(signature_of_arguments(&spec.name, arguments)))
+            }
+        };
+        self.finish(&outcome.activity_id, &spec.name, &result).await;
+        result
     }
 
     fn lookup(&self, name: &str) -> Option<&Arc<ToolEntry>> {
@@ -605,46 +687,37 @@ impl Session {
         err
     }
 
-    async fn record_rejected(
+    /// Answers a call refused before its tool ran (unknown tool, mode, permission,
+    /// validation, approval, a cancelled session). It still gets an activity record, which
+    /// fails at once, and a START + ERROR pair, so every call's events pair up.
+    async fn reject(
         &self,
         outcome: &CallOutcome,
         name: &str,
         args: &Arguments,
-        err: &ToolError,
         user_facing: bool,
-    ) {
+        err: ToolError,
+    ) -> SharedResult {
         let inner = &self.runtime.inner;
-        let input = args
-            .to_value()
-            .unwrap_or_else(|_| Value::String(args.to_json_text()));
+        let input = bounded_input(args);
         inner
             .activities
             .create(ActivityRecord::new(
                 outcome.activity_id.clone(),
                 name,
-                input,
+                input.clone(),
                 user_facing,
             ))
             .await;
-        inner
-            .activities
-            .update(
-                &outcome.activity_id,
-                ActivityUpdate::Finish {
-                    status: ActivityStatus::Failure,
-                    data: None,
-                    error: Some(err.full_message()),
-                },
-            )
-            .await;
         inner.events.emit(Event::new(
-            EventKind::Error,
+            EventKind::ToolCallStart,
             outcome.activity_id.clone(),
             name,
-            EventData::Error {
-                error: err.to_json(),
-            },
+            EventData::Start { arguments: input },
         ));
+        let result = Err(err);
+        self.finish(&outcome.activity_id, name, &result).await;
+        result
     }
 
     async fn finish(&self, activity_id: &str, tool: &str, result: &SharedResult) {
@@ -710,7 +783,7 @@ impl Session {
     async fn execute(
         &self,
         call: &ToolCall,
-        activity_id: String,
+        activity_id: &str,
         entry: &Arc<ToolEntry>,
         action: Option<String>,
         arguments: &Arguments,
@@ -718,12 +791,14 @@ impl Session {
     ) -> SharedResult {
         let inner = &self.runtime.inner;
         let spec = entry.spec().clone();
-        let input_value = || arguments.to_value().unwrap_or(Value::Null);
-        let signature = match arguments {
-            Arguments::Value(v) => signature_of(&spec.name, Some(v)),
-            Arguments::Text(t) => {
-                signature_of(&spec.name, serde_json::from_str::<Value>(t).ok().as_ref())
-            }
+        let signature = || signature_of_arguments(&spec.name, arguments);
+        let outcome_stub = |err: &ToolError| CallOutcome {
+            call_id: call.id.clone(),
+            activity_id: activity_id.to_owned(),
+            tool: spec.name.to_string(),
+            result: Err(err.clone()),
+            duplicate_of: None,
+            elapsed: Duration::ZERO,
         };
 
         // Approval gate.
@@ -735,8 +810,8 @@ impl Session {
                 call_id: call.id.clone(),
                 tool: spec.name.to_string(),
                 action: action.clone(),
-                arguments: input_value(),
-                signature: signature.clone(),
+                arguments: arguments.to_value().unwrap_or(Value::Null),
+                signature: signature(),
             };
             if let ApprovalDecision::Deny { reason } = inner.approver.approve(&request).await {
                 let msg = match reason {
@@ -747,27 +822,25 @@ impl Session {
                     .with_suggestion(
                         "Do not retry the same call; ask the user or take another approach.",
                     )
-                    .with_signature(signature);
-                let dummy = CallOutcome {
-                    call_id: call.id.clone(),
-                    activity_id: activity_id.clone(),
-                    tool: spec.name.to_string(),
-                    result: Err(err.clone()),
-                    duplicate_of: None,
-                    elapsed: Duration::ZERO,
-                };
-                self.record_rejected(&dummy, &spec.name, arguments, &err, spec.user_facing)
+                    .with_signature(request.signature);
+                return self
+                    .reject(
+                        &outcome_stub(&err),
+                        &spec.name,
+                        arguments,
+                        spec.user_facing,
+                        err,
+                    )
                     .await;
-                return Err(err);
             }
         }
 
         // Activity record and START.
-        let input = input_value();
+        let input = bounded_input(arguments);
         inner
             .activities
             .create(ActivityRecord::new(
-                activity_id.clone(),
+                activity_id.to_owned(),
                 spec.name.to_string(),
                 input.clone(),
                 spec.user_facing,
@@ -775,26 +848,28 @@ impl Session {
             .await;
         inner.events.emit(Event::new(
             EventKind::ToolCallStart,
-            activity_id.clone(),
+            activity_id.to_owned(),
             spec.name.to_string(),
             EventData::Start { arguments: input },
         ));
 
-        // Run with a deadline, a cancellation token and a concurrency slot.
+        // Run on a task of its own (a panic stays there), in a concurrency slot, under a
+        // deadline that starts once the slot is got, with a cancellation token the deadline
+        // and the session both cancel.
         let timeout = spec
             .timeout
             .unwrap_or(inner.default_timeout)
             .min(inner.max_timeout);
         let cancel = self.cancel.child_token();
-        let ctx = ToolContext {
-            call_id: Arc::from(activity_id.as_str()),
+        let mut ctx = ToolContext {
+            call_id: Arc::from(activity_id),
             tool: Arc::from(spec.name.as_ref()),
             mode: self.mode,
             session: self.state.clone(),
             services: inner.services.clone(),
             session_services: self.services.clone(),
             cancel: cancel.clone(),
-            deadline: Some(Instant::now() + timeout),
+            deadline: None,
             events: inner.events.clone(),
             activities: inner.activities.clone(),
         };
@@ -802,35 +877,77 @@ impl Session {
         let limiter = inner.limiter.clone();
         let task = tokio::spawn(async move {
             let _permit = limiter.acquire_owned().await;
-            tool.invoke(&ctx, decoded).await
-        });
-        let abort = task.abort_handle();
-        let result: SharedResult = tokio::select! {
-            joined = tokio::time::timeout(timeout, task) => match joined {
-                Ok(Ok(r)) => r,
-                Ok(Err(join)) if join.is_panic() => Err(ToolError::system(
-                    "the tool panicked; this is a bug in the tool, not in the call",
-                )),
-                Ok(Err(_)) => Err(ToolError::new(crate::error::ErrorKind::Cancelled, "the call was cancelled")),
+            ctx.deadline = Instant::now().checked_add(timeout);
+            match tokio::time::timeout(timeout, tool.invoke(&ctx, decoded)).await {
+                Ok(result) => result,
                 Err(_) => {
-                    cancel.cancel();
-                    abort.abort();
+                    ctx.cancel.cancel();
                     Err(ToolError::new(
                         crate::error::ErrorKind::Timeout,
                         format!("the call did not finish within {}", human_duration(timeout)),
                     )
-                    .with_suggestion("Try a smaller request, or raise the tool's timeout if it allows one."))
+                    .with_suggestion(
+                        "Try a smaller request, or raise the tool's timeout if it allows one.",
+                    ))
                 }
-            },
-            _ = self.cancel.cancelled() => {
-                cancel.cancel();
-                abort.abort();
-                Err(ToolError::new(crate::error::ErrorKind::Cancelled, "the call was cancelled"))
             }
+        });
+        // If this call is dropped (its caller gave up), the tool is stopped too.
+        let guard = AbortOnDrop(task.abort_handle(), cancel.clone());
+        let result: SharedResult = tokio::select! {
+            joined = task => match joined {
+                Ok(r) => r,
+                Err(join) if join.is_panic() => Err(ToolError::system(
+                    "the tool panicked; this is a bug in the tool, not in the call",
+                )),
+                Err(_) => Err(cancelled_error()),
+            },
+            _ = self.cancel.cancelled() => Err(cancelled_error()),
         };
-        let result = result.map_err(|e| e.with_signature(signature));
-        self.finish(&activity_id, &spec.name, &result).await;
+        drop(guard);
+        let result = result.map_err(|e| sign(e, signature));
+        self.finish(activity_id, &spec.name, &result).await;
         result
+    }
+}
+
+/// Aborts a tool's task and cancels its token when dropped: when the call is answered (the
+/// task is done by then, or must stop because the session was cancelled) or abandoned.
+struct AbortOnDrop(tokio::task::AbortHandle, CancellationToken);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if !self.0.is_finished() {
+            self.1.cancel();
+            self.0.abort();
+        }
+    }
+}
+
+fn cancelled_error() -> ToolError {
+    ToolError::new(crate::error::ErrorKind::Cancelled, "the call was cancelled")
+}
+
+/// Prefixes an error with the call's signature unless it already has one.
+fn sign(err: ToolError, signature: impl FnOnce() -> String) -> ToolError {
+    if err.signature().is_some() {
+        err
+    } else {
+        err.with_signature(signature())
+    }
+}
+
+/// The arguments as an activity record and a START event keep them: the parsed value, the
+/// text when it does not parse, a note when it is over the size limit.
+fn bounded_input(arguments: &Arguments) -> Value {
+    match arguments {
+        Arguments::Value(v) => v.clone(),
+        Arguments::Text(t) if t.len() > MAX_ARGUMENTS_BYTES => Value::String(format!(
+            "({} bytes of arguments, over the {MAX_ARGUMENTS_BYTES}-byte limit; not kept)",
+            t.len()
+        )),
+        Arguments::Text(t) if t.trim().is_empty() => Value::Object(Map::new()),
+        Arguments::Text(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
     }
 }
 

@@ -7,7 +7,7 @@
 //! no constraint serde cannot check, the input is valid and no tree is built. Otherwise the
 //! slow path parses the arguments, runs the JSON Schema validator collecting every error, adds
 //! the per-action rules of a polymorphic tool, and turns the lot into one
-//! [`ToolError`](crate::ToolError) of kind `validation_error`.
+//! [`ToolError`] of kind `validation_error`.
 
 mod example;
 mod nearest;
@@ -55,7 +55,20 @@ impl CompiledSchema {
                 message: e.to_string(),
             })?;
         let serde_complete = problems::serde_checks_everything(&schema);
-        let enums = problems::top_level_enums(&schema);
+        let mut enums = problems::top_level_enums(&schema);
+        // A discriminator the schema types as a plain string is still a closed set: the
+        // action set's names, in declaration order.
+        if let Some(set) = &spec.actions
+            && !enums.iter().any(|(f, _)| f == set.field.as_ref())
+        {
+            enums.insert(
+                0,
+                (
+                    set.field.to_string(),
+                    set.names().map(Value::from).collect(),
+                ),
+            );
+        }
         Ok(CompiledSchema {
             tool: Arc::from(spec.name.as_ref()),
             schema,
@@ -80,21 +93,46 @@ impl CompiledSchema {
 
     /// Decodes the arguments into `T`, validating them; see the module docs.
     pub fn decode<T: DeserializeOwned>(&self, args: &Arguments) -> Result<T, ToolError> {
-        // For a polymorphic tool the typed decode enforces each action's required
-        // parameters; a parameter the action does not take shows up as an ignored member and
-        // falls through to the slow path, which tells the model.
-        if self.serde_complete
-            && let Some(v) = fast_decode::<T>(args)
-        {
-            return Ok(v);
+        // The fast path only for an object: serde would also read a struct from an array.
+        // A polymorphic tool's per-action rules (required parameters, parameters of another
+        // action) are not in its flat schema nor in a flat input type, so they are checked on
+        // the tree first; its text arguments take the slow path (the runtime hands such tools
+        // a parsed value).
+        if self.serde_complete && is_object(args) {
+            let fast = match (&self.spec_actions, args) {
+                (None, _) => fast_decode::<T>(args),
+                (Some(actions), Arguments::Value(v)) => {
+                    let mut found = Vec::new();
+                    problems::action_problems(actions, v, &mut found);
+                    if found.is_empty() {
+                        fast_decode::<T>(args)
+                    } else {
+                        None
+                    }
+                }
+                (Some(_), Arguments::Text(_)) => None,
+            };
+            if let Some(v) = fast {
+                return Ok(v);
+            }
         }
         let value = self.to_checked_value(args)?;
-        T::deserialize(&value).map_err(|e| {
-            self.error(
-                &value,
-                vec![Problem::new("", format!("the arguments do not fit: {e}"))],
-            )
-        })
+        T::deserialize(&value)
+            .or_else(|e| {
+                // A unit input (`()`) has a `null` schema, canonicalized to the empty object,
+                // so `{}` stands for it.
+                if value.as_object().is_some_and(|m| m.is_empty()) {
+                    T::deserialize(Value::Null).map_err(|_| e)
+                } else {
+                    Err(e)
+                }
+            })
+            .map_err(|e| {
+                self.error(
+                    &value,
+                    vec![Problem::new("", format!("the arguments do not fit: {e}"))],
+                )
+            })
     }
 
     /// Parses and validates the arguments, returning the value (for hand-written tools that
@@ -115,53 +153,76 @@ impl CompiledSchema {
             }
             Arguments::Value(v) => v.clone(),
         };
-        let problems = self.problems(&value);
+        let (problems, total) = self.find_problems(&value);
         if problems.is_empty() {
             Ok(value)
         } else {
-            Err(self.error(&value, problems))
+            Err(self.build_error(&value, problems, total))
         }
     }
 
-    /// Every problem of a parsed arguments value, in document order; empty when valid.
+    /// Every problem of a parsed arguments value (at most [`MAX_PROBLEMS`]), in the order the
+    /// schema's keywords are checked; empty when valid.
     pub fn problems(&self, value: &Value) -> Vec<Problem> {
+        self.find_problems(value).0
+    }
+
+    /// The first [`MAX_PROBLEMS`] problems and how many there are in all.
+    fn find_problems(&self, value: &Value) -> (Vec<Problem>, usize) {
         if !value.is_object() {
-            return vec![
-                Problem::new(
-                    "",
-                    format!(
-                        "the arguments must be a JSON object, got {}",
-                        problems::json_type_name(value)
-                    ),
-                )
-                .expected("object"),
-            ];
+            let p = Problem::new(
+                "",
+                format!(
+                    "the arguments must be a JSON object, got {}",
+                    problems::json_type_name(value)
+                ),
+            )
+            .expected("object");
+            return (vec![p], 1);
         }
         let mut out = Vec::new();
+        let mut extra = 0;
+        let mut scratch = Vec::new();
         for err in self.validator.iter_errors(value) {
-            problems::push_problem(&self.schema, &err, &mut out);
-            if out.len() > MAX_PROBLEMS {
-                break;
+            if out.len() < MAX_PROBLEMS {
+                problems::push_problem(&self.schema, &err, &mut out);
+            } else {
+                // Past the cap, problems are only counted.
+                problems::push_problem(&self.schema, &err, &mut scratch);
+                extra += scratch.len();
+                scratch.clear();
             }
         }
         if let Some(actions) = &self.spec_actions {
             problems::action_problems(actions, value, &mut out);
         }
-        out.truncate(MAX_PROBLEMS);
-        out
+        if out.len() > MAX_PROBLEMS {
+            extra += out.len() - MAX_PROBLEMS;
+            out.truncate(MAX_PROBLEMS);
+        }
+        let total = out.len() + extra;
+        (out, total)
     }
 
     /// Builds the validation error for problems found in `value`.
     pub fn error(&self, value: &Value, problems: Vec<Problem>) -> ToolError {
+        let total = problems.len();
+        self.build_error(value, problems, total)
+    }
+
+    fn build_error(&self, value: &Value, problems: Vec<Problem>, total: usize) -> ToolError {
         let signature = signature_of(&self.tool, Some(value));
-        let message = problems::summary(&problems);
+        let message = problems::summary(&problems, total);
         let mut err = ToolError::validation(message).with_signature(signature);
         let mut allowed_values = serde_json::Map::new();
         for (field, values) in &self.enums {
             allowed_values.insert(field.clone(), Value::Array(values.clone()));
         }
         for (field, values) in &self.enums {
-            err = err.with_field(format!("allowed_{field}s"), Value::Array(values.clone()));
+            err = err.with_field(
+                format!("allowed_{}", plural(field)),
+                Value::Array(values.clone()),
+            );
         }
         if !allowed_values.is_empty() {
             err = err.with_field("allowed_values", Value::Object(allowed_values));
@@ -173,6 +234,9 @@ impl CompiledSchema {
             .and_then(Value::as_str);
         let example = example_call(&self.spec, action);
         err = err.with_field("example", example.clone());
+        if total > problems.len() {
+            err = err.with_field("problems_omitted", total - problems.len());
+        }
         let mut suggestion = String::new();
         for p in &problems {
             if let (Some(near), Some(field)) = (&p.did_you_mean, p.field()) {
@@ -204,11 +268,42 @@ impl CompiledSchema {
     }
 
     fn too_large(&self, len: usize) -> ToolError {
-        ToolError::validation(format!(
-            "the arguments are {len} bytes of JSON; the limit is {MAX_ARGUMENTS_BYTES}"
-        ))
-        .with_signature(format!("{}(…)", self.tool))
-        .with_suggestion("Send less data in one call, or split the work into several calls.")
+        let message =
+            format!("the arguments are {len} bytes of JSON; the limit is {MAX_ARGUMENTS_BYTES}");
+        let problem = Problem::new("", message.clone())
+            .expected(format!("at most {MAX_ARGUMENTS_BYTES} bytes of JSON"));
+        let example = example_call(&self.spec, None);
+        ToolError::validation(message)
+            .with_signature(format!("{}(…)", self.tool))
+            .with_problems(vec![problem])
+            .with_field("example", example.clone())
+            .with_suggestion(format!(
+                "Send less data in one call, or split the work into several calls. \
+                 Example: {example}"
+            ))
+    }
+}
+
+/// The plural of a parameter name for `allowed_<field>s` keys: `actions`, `prompt_types`,
+/// `statuses`, `categories`.
+fn plural(field: &str) -> String {
+    let consonant_y = field.len() > 1
+        && field.ends_with('y')
+        && !field[..field.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    if consonant_y {
+        format!("{}ies", &field[..field.len() - 1])
+    } else if field.ends_with(['s', 'x', 'z']) || field.ends_with("ch") || field.ends_with("sh") {
+        format!("{field}es")
+    } else {
+        format!("{field}s")
+    }
+}
+
+/// Whether the arguments are (text of) a JSON object; the fast path is for objects only.
+fn is_object(args: &Arguments) -> bool {
+    match args {
+        Arguments::Text(t) => t.trim_start().starts_with('{'),
+        Arguments::Value(v) => v.is_object(),
     }
 }
 

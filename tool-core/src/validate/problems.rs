@@ -35,25 +35,55 @@ const SERDE_CHECKED: &[&str] = &[
     "nullable",
 ];
 
-/// Formats schemars emits for Rust number types; serde checks their ranges.
-const NUMBER_FORMATS: &[&str] = &[
-    "int8", "int16", "int32", "int64", "int128", "int", "uint8", "uint16", "uint32", "uint64",
-    "uint128", "uint", "float", "double",
+/// Formats schemars emits for Rust number types, with the bounds it writes for them. serde
+/// checks exactly these ranges when it deserializes the type, and nothing narrower.
+const NUMBER_FORMATS: &[(&str, Option<f64>, Option<f64>)] = &[
+    ("int8", Some(i8::MIN as f64), Some(i8::MAX as f64)),
+    ("int16", Some(i16::MIN as f64), Some(i16::MAX as f64)),
+    ("int32", None, None),
+    ("int64", None, None),
+    ("int128", None, None),
+    ("int", None, None),
+    ("uint8", Some(0.0), Some(u8::MAX as f64)),
+    ("uint16", Some(0.0), Some(u16::MAX as f64)),
+    ("uint32", Some(0.0), None),
+    ("uint64", Some(0.0), None),
+    ("uint128", Some(0.0), None),
+    ("uint", Some(0.0), None),
+    ("float", None, None),
+    ("double", None, None),
 ];
 
+/// Whether a `minimum` or `maximum` is the natural bound of the number format (what serde
+/// checks by itself) rather than a narrower range such as `#[schemars(range(min = 1))]`.
+fn natural_bound(format: &str, key: &str, value: &Value) -> bool {
+    let Some(&(_, min, max)) = NUMBER_FORMATS.iter().find(|(f, _, _)| *f == format) else {
+        return false;
+    };
+    let bound = if key == "minimum" { min } else { max };
+    match (bound, value.as_f64()) {
+        (Some(b), Some(v)) => b == v,
+        _ => false,
+    }
+}
+
 /// Whether deserializing the type proves the schema satisfied: no keyword outside
-/// [`SERDE_CHECKED`], except the number `format`s and bounds schemars derives from Rust
-/// integer types.
+/// [`SERDE_CHECKED`], except the number `format`s schemars derives from Rust number types and
+/// the natural bounds of those types. A narrower range is a constraint serde does not check.
 pub(super) fn serde_checks_everything(schema: &Value) -> bool {
     match schema {
         Value::Object(obj) => {
             let number_format = obj
                 .get("format")
                 .and_then(Value::as_str)
-                .is_some_and(|f| NUMBER_FORMATS.contains(&f));
+                .filter(|f| NUMBER_FORMATS.iter().any(|(n, _, _)| n == f));
             for (k, v) in obj {
                 let key_ok = SERDE_CHECKED.contains(&k.as_str())
-                    || (number_format && matches!(k.as_str(), "format" | "minimum" | "maximum"));
+                    || number_format.is_some_and(|f| match k.as_str() {
+                        "format" => true,
+                        "minimum" | "maximum" => natural_bound(f, k, v),
+                        _ => false,
+                    });
                 if !key_ok {
                     return false;
                 }
@@ -169,8 +199,23 @@ fn parent_schema<'a>(root: &'a Value, location: &str) -> Option<&'a Value> {
     schema_at(root, &location[..cut]).map(|n| resolve(root, n))
 }
 
-fn field_name(path: &str) -> &str {
-    path.rsplit('/').next().unwrap_or("")
+/// The last member name of a JSON pointer, unescaped (`/a~1b` is the member `a/b`).
+fn field_name(path: &str) -> String {
+    unescape(path.rsplit('/').next().unwrap_or(""))
+}
+
+/// Escapes a member name for a JSON pointer segment (RFC 6901: `~` as `~0`, `/` as `~1`).
+pub(crate) fn escape(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.contains(['~', '/']) {
+        name.replace('~', "~0").replace('/', "~1").into()
+    } else {
+        name.into()
+    }
+}
+
+/// Reverses [`escape`].
+pub(crate) fn unescape(segment: &str) -> String {
+    segment.replace("~1", "/").replace("~0", "~")
 }
 
 fn describe_expected(root: &Value, node: &Value) -> Option<String> {
@@ -193,6 +238,24 @@ fn describe_expected(root: &Value, node: &Value) -> Option<String> {
     }
 }
 
+/// A value outside a closed set: `Invalid action 'crawl'`, the allowed values, the nearest.
+fn enum_problem(path: &str, given: &Value, allowed: Vec<Value>) -> Problem {
+    let shown = match given {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let near = given
+        .as_str()
+        .and_then(|s| nearest(s, allowed.iter().filter_map(Value::as_str)).map(str::to_owned));
+    let field = field_name(path);
+    let what = if field.is_empty() { "value" } else { &field };
+    let list: Vec<String> = allowed.iter().map(|v| v.to_string()).collect();
+    Problem::new(path, format!("Invalid {what} '{shown}'"))
+        .expected(format!("one of: {}", list.join(", ")))
+        .allowed(allowed)
+        .did_you_mean(near)
+}
+
 /// Adds the problem(s) one validator error stands for.
 pub(super) fn push_problem(
     root: &Value,
@@ -211,7 +274,7 @@ pub(super) fn push_problem(
                 .and_then(|p| p.get(name))
                 .and_then(|n| describe_expected(root, n));
             let mut p = Problem::new(
-                format!("{path}/{name}"),
+                format!("{path}/{}", escape(name)),
                 format!("missing required parameter `{name}`"),
             );
             p.expected = expected;
@@ -230,28 +293,12 @@ pub(super) fn push_problem(
                 if !known.is_empty() {
                     msg.push_str(&format!("; known parameters: {}", known.join(", ")));
                 }
-                out.push(Problem::new(format!("{path}/{name}"), msg).did_you_mean(near));
+                out.push(Problem::new(format!("{path}/{}", escape(name)), msg).did_you_mean(near));
             }
         }
         K::Enum { options } => {
             let allowed: Vec<Value> = options.as_array().cloned().unwrap_or_default();
-            let given = err.instance();
-            let shown = match given.as_ref() {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            let near = given.as_str().and_then(|s| {
-                nearest(s, allowed.iter().filter_map(Value::as_str)).map(str::to_owned)
-            });
-            let field = field_name(&path);
-            let what = if field.is_empty() { "value" } else { field };
-            let list: Vec<String> = allowed.iter().map(|v| v.to_string()).collect();
-            out.push(
-                Problem::new(path.clone(), format!("Invalid {what} '{shown}'"))
-                    .expected(format!("one of: {}", list.join(", ")))
-                    .allowed(allowed)
-                    .did_you_mean(near),
-            );
+            out.push(enum_problem(&path, err.instance(), allowed));
         }
         K::Constant { expected_value } => {
             out.push(
@@ -262,6 +309,11 @@ pub(super) fn push_problem(
         }
         K::Type { .. } => {
             let node = schema_at(root, keyword_location.rsplit_once('/').map_or("", |x| x.0));
+            // A closed set's `enum` fails as well and says more (allowed values): one
+            // problem per value is enough.
+            if node.is_some_and(|n| resolve(root, n).get("enum").is_some()) {
+                return;
+            }
             let expected = node.and_then(|n| describe_expected(root, n));
             let got = json_type_name(err.instance());
             let field = field_name(&path);
@@ -280,13 +332,26 @@ pub(super) fn push_problem(
         }
         K::OneOfNotValid { .. } | K::AnyOf { .. } => {
             let node = parent_schema(root, keyword_location);
+            // An optional closed set (`Option<Enum>`: anyOf [enum, null]) is answered like a
+            // plain enum: the allowed values and the nearest one.
+            if let Some(allowed) = node
+                .and_then(|n| enum_values(root, n))
+                .filter(|v| !v.is_empty())
+            {
+                out.push(enum_problem(&path, err.instance(), allowed));
+                return;
+            }
             let expected = node.and_then(|n| describe_expected(root, n));
             let field = field_name(&path);
             let mut p = Problem::new(
                 path.clone(),
                 format!(
                     "`{}` matches none of the accepted shapes: {err}",
-                    if field.is_empty() { "arguments" } else { field }
+                    if field.is_empty() {
+                        "arguments"
+                    } else {
+                        &field
+                    }
                 ),
             );
             p.expected = expected;
@@ -304,23 +369,59 @@ pub(super) fn push_problem(
     }
 }
 
-/// The rules of a polymorphic tool that a flat schema cannot state: the chosen action's
-/// required parameters, and parameters the action does not take.
+/// The rules of a polymorphic tool that a flat schema cannot state: the discriminator names
+/// a declared action, the chosen action's required parameters are there, and no parameter of
+/// another action is given. Problems the schema already reported (a bad `enum` value, a
+/// missing required discriminator) are not repeated.
 pub(super) fn action_problems(actions: &ActionSet, value: &Value, out: &mut Vec<Problem>) {
     let Some(obj) = value.as_object() else {
         return;
     };
-    let Some(name) = obj.get(actions.field.as_ref()).and_then(Value::as_str) else {
-        return;
+    let field = actions.field.as_ref();
+    let field_path = format!("/{}", escape(field));
+    let reported = |out: &Vec<Problem>| out.iter().any(|p| p.path == field_path);
+    let allowed: Vec<Value> = actions.names().map(Value::from).collect();
+    let list = || {
+        allowed
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let name = match obj.get(field) {
+        None | Some(Value::Null) => {
+            if !reported(out) {
+                out.push(
+                    Problem::new(
+                        field_path.clone(),
+                        format!("missing required parameter `{field}`"),
+                    )
+                    .expected(format!("one of: {}", list()))
+                    .allowed(allowed.clone()),
+                );
+            }
+            return;
+        }
+        Some(Value::String(name)) => name,
+        Some(_) => return, // the schema's type check reported it
     };
     let Some(action) = actions.get(name) else {
-        return; // the enum check already reported it
+        if !reported(out) {
+            let near = nearest(name, actions.names()).map(str::to_owned);
+            out.push(
+                Problem::new(field_path.clone(), format!("Invalid {field} '{name}'"))
+                    .expected(format!("one of: {}", list()))
+                    .allowed(allowed.clone())
+                    .did_you_mean(near),
+            );
+        }
+        return;
     };
     for req in &action.required {
         if obj.get(req.as_ref()).is_none_or(Value::is_null) {
             out.push(
                 Problem::new(
-                    format!("/{req}"),
+                    format!("/{}", escape(req)),
                     format!("{req} is required for {name} action"),
                 )
                 .expected(format!("`{req}` for action `{name}`")),
@@ -328,7 +429,7 @@ pub(super) fn action_problems(actions: &ActionSet, value: &Value, out: &mut Vec<
         }
     }
     for (key, v) in obj {
-        if key == actions.field.as_ref() || v.is_null() || action.takes(key) {
+        if key == field || v.is_null() || action.takes(key) {
             continue;
         }
         let takes: Vec<&str> = action
@@ -337,12 +438,12 @@ pub(super) fn action_problems(actions: &ActionSet, value: &Value, out: &mut Vec<
             .chain(&action.optional)
             .map(|s| s.as_ref())
             .collect();
-        // Only parameters the schema knows reach here as "does not apply"; unknown ones were
-        // reported by the schema.
+        // Only parameters another action takes are reported here as "does not apply";
+        // unknown ones were reported by the schema.
         let used_elsewhere = actions.actions.iter().any(|a| a.takes(key));
         if used_elsewhere {
             out.push(Problem::new(
-                format!("/{key}"),
+                format!("/{}", escape(key)),
                 format!(
                     "`{key}` does not apply to action `{name}`; it takes: {}",
                     if takes.is_empty() {
@@ -356,22 +457,27 @@ pub(super) fn action_problems(actions: &ActionSet, value: &Value, out: &mut Vec<
     }
 }
 
-/// One line for the error message: the single problem, or a count and a list.
-pub(super) fn summary(problems: &[Problem]) -> String {
+/// One line for the error message: the single problem, or a count and a list. `total` counts
+/// the problems left off the list too.
+pub(super) fn summary(problems: &[Problem], total: usize) -> String {
     match problems {
         [] => "the arguments are invalid".to_owned(),
-        [one] => with_path(one),
+        [one] if total <= 1 => with_path(one),
         many => {
             let parts: Vec<String> = many
                 .iter()
                 .enumerate()
                 .map(|(i, p)| format!("{}) {}", i + 1, with_path(p)))
                 .collect();
-            format!(
-                "{} problems with the arguments: {}",
-                many.len(),
-                parts.join("; ")
-            )
+            let count = if total > many.len() {
+                format!(
+                    "{total} problems with the arguments (the first {} listed)",
+                    many.len()
+                )
+            } else {
+                format!("{} problems with the arguments", many.len())
+            };
+            format!("{count}: {}", parts.join("; "))
         }
     }
 }
