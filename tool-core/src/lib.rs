@@ -98,6 +98,7 @@ mod spec;
 mod tool;
 pub mod validate;
 
+pub use action::{Actions, Choice};
 pub use activity::{
     ActivityRecord, ActivityStatus, ActivityStore, ActivityUpdate, InMemoryActivityStore,
 };
@@ -130,4 +131,6 @@ pub mod __private {
     pub use serde;
     pub use serde_json;
     pub use std::sync::Arc;
+
+    pub use crate::action::support::*;
 }

@@ -1,0 +1,317 @@
+//! `#[tool]` on functions, through the runtime: plain parameters and an arguments struct,
+//! the schema they get, every `#[tool]` key, registration with `inventory`, a hand-written
+//! tool beside a macro tool, and both crate paths (the facade by default, `crate = ...`).
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolsmith::{
+    Annotations, Mode, NoArgs, Permission, Registry, Render, Runtime, Session, SessionConfig, Tool,
+    ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, tool,
+};
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Sum {
+    sum: i64,
+}
+impl Render for Sum {}
+
+/// Add two integers.
+///
+/// Overflow is an error.
+#[tool(register = false)]
+async fn add(
+    /// The first number.
+    a: i64,
+    /// The second number; 0 when left out.
+    b: Option<i64>,
+    /// How many times to add `b`.
+    #[param(default = 1)]
+    times: i64,
+) -> ToolResult<Sum> {
+    let b = b.unwrap_or(0);
+    b.checked_mul(times)
+        .and_then(|bt| a.checked_add(bt))
+        .map(|sum| Sum { sum })
+        .ok_or_else(|| ToolError::user("the sum overflows a 64-bit integer"))
+}
+
+fn session(registry: Registry) -> Session {
+    Runtime::builder(registry).build().session()
+}
+
+async fn call(s: &Session, name: &str, args: Value) -> Value {
+    s.call(ToolCall::new("1", name, args.to_string()))
+        .await
+        .to_json()
+}
+
+#[tokio::test]
+async fn plain_parameters_schema_and_calls() {
+    let registry = Registry::builder().register(AddTool).build().unwrap();
+    let spec = registry.get("add").unwrap().spec().clone();
+    assert_eq!(
+        spec.description,
+        "Add two integers.\n\nOverflow is an error."
+    );
+    assert_eq!(
+        *spec.input_schema,
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer", "format": "int64", "description": "The first number."},
+                "b": {
+                    "type": ["integer", "null"],
+                    "format": "int64",
+                    "description": "The second number; 0 when left out."
+                },
+                "times": {
+                    "type": "integer",
+                    "format": "int64",
+                    "description": "How many times to add `b`.",
+                    "default": 1
+                }
+            },
+            "required": ["a"],
+            "additionalProperties": false
+        })
+    );
+    assert_eq!(spec.parameter_names(), ["a", "b", "times"]);
+    assert!(spec.actions.is_none());
+    assert_eq!(
+        spec.output_schema.as_deref().unwrap()["properties"]["sum"]["type"],
+        "integer"
+    );
+
+    let s = session(registry);
+    assert_eq!(
+        call(&s, "add", json!({"a": 2, "b": 3})).await,
+        json!({"sum": 5})
+    );
+    assert_eq!(
+        call(&s, "add", json!({"a": 2, "b": 3, "times": 3})).await,
+        json!({"sum": 11})
+    );
+    assert_eq!(
+        call(&s, "add", json!({"a": 2, "b": null})).await,
+        json!({"sum": 2})
+    );
+    let out = call(&s, "add", json!({"b": "x", "c": 1})).await;
+    assert_eq!(out["error_type"], "validation_error");
+    assert_eq!(out["problems"].as_array().unwrap().len(), 3, "{out}");
+    let out = call(&s, "add", json!({"a": i64::MAX, "b": 1})).await;
+    assert_eq!(out["error_type"], "user_error");
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct GrepArgs {
+    /// The regular expression.
+    pattern: String,
+    /// At most this many matches.
+    #[serde(default = "ten")]
+    max_results: u32,
+}
+
+fn ten() -> u32 {
+    10
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct GrepOutput {
+    r#type: &'static str,
+    pattern: String,
+    max_results: u32,
+    call_id: String,
+}
+impl Render for GrepOutput {
+    fn status(&self) -> Option<String> {
+        Some(format!("searched for {}", self.pattern))
+    }
+}
+
+#[tool(
+    name = "grep",
+    description_file = "tests/macros_data/grep.md",
+    category = "search",
+    modes(agent, mcp),
+    permissions(read_files),
+    toolsets(files, search),
+    aliases(search_files),
+    user_facing = false,
+    read_only,
+    idempotent,
+    timeout = "1500ms",
+    tool_type = Grep,
+    register = false
+)]
+async fn grep(ctx: &ToolContext, args: GrepArgs) -> Result<GrepOutput, ToolError> {
+    Ok(GrepOutput {
+        r#type: "grep_result",
+        pattern: args.pattern,
+        max_results: args.max_results,
+        call_id: ctx.call_id().to_owned(),
+    })
+}
+
+#[tokio::test]
+async fn every_key_reaches_the_spec() {
+    let spec = toolsmith::DynTool::spec(&Grep);
+    assert_eq!(spec.name, "grep");
+    assert_eq!(
+        spec.description,
+        include_str!("macros_data/grep.md"),
+        "description_file is embedded as written"
+    );
+    assert_eq!(spec.category.as_deref(), Some("search"));
+    assert_eq!(spec.modes, [Mode::Agent, Mode::Mcp]);
+    assert!(spec.permissions.contains(Permission::ReadFiles));
+    assert_eq!(spec.toolsets, ["files", "search"]);
+    assert_eq!(spec.aliases, ["search_files"]);
+    assert!(!spec.user_facing);
+    assert_eq!(
+        spec.annotations,
+        Annotations::new().read_only(true).idempotent(true)
+    );
+    assert_eq!(spec.timeout, Some(Duration::from_millis(1500)));
+    assert!(!spec.requires_approval);
+    assert_eq!(spec.input_schema["required"], json!(["pattern"]));
+
+    let registry = Registry::builder().register(Grep).build().unwrap();
+    let s = session(registry);
+    let out = call(&s, "search_files", json!({"pattern": "fn main"})).await;
+    assert_eq!(out["type"], "grep_result", "an alias resolves: {out}");
+    assert_eq!(out["max_results"], 10);
+
+    // Not offered in the CLI mode.
+    let registry = Registry::builder().register(Grep).build().unwrap();
+    let runtime = Runtime::builder(registry).build();
+    let cli = runtime.session_with(SessionConfig::default().mode(Mode::Cli));
+    let out = call(&cli, "grep", json!({"pattern": "x"})).await;
+    assert_eq!(out["error_type"], "permission_error", "{out}");
+}
+
+/// Every mode and permission tool-core knows: the macro's names must stay in step with it.
+#[tool(
+    modes(agent, mcp, cli),
+    permissions(
+        read_files,
+        write_files,
+        delete_files,
+        execute_commands,
+        network,
+        view_prompts,
+        manage_prompts
+    ),
+    requires_approval,
+    destructive,
+    open_world,
+    register = false
+)]
+async fn everything() -> ToolResult<String> {
+    Ok("done".to_owned())
+}
+
+#[test]
+fn mode_and_permission_names_match_tool_core() {
+    let spec = toolsmith::DynTool::spec(&EverythingTool);
+    assert_eq!(spec.modes, Mode::ALL);
+    assert_eq!(spec.permissions, toolsmith::PermissionSet::all());
+    assert!(spec.requires_approval);
+    assert_eq!(
+        spec.annotations,
+        Annotations::new().destructive(true).open_world(true)
+    );
+    assert_eq!(spec.input_schema["properties"], json!({}));
+}
+
+/// Registered with `inventory` (the default).
+#[tool]
+async fn ping() -> ToolResult<String> {
+    Ok("pong".to_owned())
+}
+
+/// Also registered, through the trait-layer path instead of the facade.
+#[tool(crate = ::tool_core)]
+async fn echo(
+    /// What to send back.
+    text: String,
+) -> tool_core::ToolResult<String> {
+    Ok(text)
+}
+
+#[tokio::test]
+async fn inventory_collects_registered_tools_only() {
+    // The standard tools linked into this binary register themselves too.
+    let registry = Registry::from_inventory().unwrap();
+    let names: Vec<&str> = registry.iter().map(|e| e.name()).collect();
+    assert!(
+        names.contains(&"echo") && names.contains(&"ping"),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"add") && !names.contains(&"grep"),
+        "register = false: {names:?}"
+    );
+    let s = session(registry);
+    assert_eq!(call(&s, "ping", json!({})).await, json!("pong"));
+    assert_eq!(call(&s, "echo", json!({"text": "hi"})).await, json!("hi"));
+}
+
+/// A tool written against the trait by hand.
+struct Clock;
+
+#[async_trait::async_trait]
+impl Tool for Clock {
+    type Input = NoArgs;
+    type Output = String;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("clock", "Tell the time.")
+    }
+    async fn call(&self, _: &ToolContext, _: NoArgs) -> Result<String, ToolError> {
+        Ok("noon".to_owned())
+    }
+}
+
+#[tokio::test]
+async fn hand_written_and_macro_tools_side_by_side() {
+    let registry = Registry::builder()
+        .register(Clock)
+        .register(AddTool)
+        .with_inventory()
+        .build()
+        .unwrap();
+    let names: Vec<&str> = registry.iter().map(|e| e.name()).collect();
+    assert!(
+        names.starts_with(&["add", "clock", "echo", "ping"]),
+        "{names:?}"
+    );
+    let s = session(registry);
+    assert_eq!(call(&s, "clock", json!({})).await, json!("noon"));
+    assert_eq!(
+        call(&s, "add", json!({"a": 1, "b": 1})).await,
+        json!({"sum": 2})
+    );
+    // Registering the same macro tool twice is refused, naming both places.
+    let err = Registry::builder()
+        .register(AddTool)
+        .register(AddTool)
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("add"), "{err}");
+}
+
+#[tokio::test]
+async fn the_tool_function_is_still_a_function() {
+    let ctx = ToolContext::detached("add", Default::default());
+    let _ = &ctx;
+    assert_eq!(add(1, Some(2), 3).await.unwrap().sum, 7);
+    let out = Tool::call(
+        &AddTool,
+        &ctx,
+        serde_json::from_value(json!({"a": 4})).unwrap(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.sum, 4);
+}

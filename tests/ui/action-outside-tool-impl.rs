@@ -1,0 +1,12 @@
+use toolsmith::action;
+
+struct Web;
+
+impl Web {
+    #[action]
+    async fn search(&self, query: String) -> String {
+        query
+    }
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use toolsmith::Action;
+
+#[derive(Action)]
+struct SearchArgs {
+    query: String,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use toolsmith::Action;
+
+#[derive(Action)]
+enum WebAction {}
+
+fn main() {}

@@ -1,0 +1,7 @@
+use toolsmith::tool;
+
+/// A tool.
+#[tool]
+struct Grep;
+
+fn main() {}

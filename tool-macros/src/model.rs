@@ -1,0 +1,96 @@
+//! Validated data, the only input of code generation (`expand/`). Every value here has
+//! passed the rules of `check.rs`.
+
+use syn::{Ident, LitStr, Path, Type};
+
+use crate::ast::Param;
+use crate::attr::DefaultValue;
+
+/// Where the tool's description comes from.
+pub(crate) enum Description {
+    /// A `description = "..."` or the doc comments.
+    Text(String),
+    /// `description_file = "..."`: embedded with `include_str!`, relative to the crate root.
+    File(LitStr),
+}
+
+/// The validated `#[tool(...)]` metadata.
+pub(crate) struct ToolMeta {
+    pub(crate) krate: Path,
+    pub(crate) name: String,
+    pub(crate) description: Description,
+    /// `Mode` variant identifiers.
+    pub(crate) modes: Vec<Ident>,
+    /// `Permission` variant identifiers.
+    pub(crate) permissions: Vec<Ident>,
+    pub(crate) requires_approval: bool,
+    pub(crate) category: Option<String>,
+    pub(crate) toolsets: Vec<String>,
+    pub(crate) aliases: Vec<String>,
+    pub(crate) user_facing: Option<bool>,
+    pub(crate) read_only: bool,
+    pub(crate) destructive: bool,
+    pub(crate) idempotent: bool,
+    pub(crate) open_world: bool,
+    pub(crate) timeout_ms: Option<u64>,
+    pub(crate) register: bool,
+    pub(crate) constructor: Option<Path>,
+}
+
+/// One parameter of a union of action parameters: its first declaration.
+pub(crate) struct SlotModel {
+    pub(crate) name: String,
+    pub(crate) ty: Type,
+    pub(crate) doc: String,
+    pub(crate) default: Option<DefaultValue>,
+}
+
+/// One field of an action: which slot it reads, and its own default.
+pub(crate) struct FieldModel {
+    pub(crate) binding: Ident,
+    pub(crate) slot: usize,
+    pub(crate) default: Option<DefaultValue>,
+    /// For a later declaration of a shared parameter: its own type, which must be the
+    /// slot's (checked, and converted through that check so a mismatch is reported once).
+    pub(crate) own_ty: Option<Type>,
+}
+
+/// One action.
+pub(crate) struct ActionModel {
+    pub(crate) name: String,
+    pub(crate) variant: Ident,
+    pub(crate) description: String,
+    pub(crate) fields: Vec<FieldModel>,
+    pub(crate) permissions: Vec<Ident>,
+    pub(crate) requires_approval: bool,
+    pub(crate) read_only: bool,
+}
+
+/// An enum of actions: derived, or generated from a `#[tool]` impl's `#[action]` methods.
+pub(crate) struct ActionsModel {
+    pub(crate) krate: Path,
+    /// The enum's name.
+    pub(crate) ident: Ident,
+    /// The name of the schema (`schema_name`).
+    pub(crate) schema_name: String,
+    pub(crate) tag: String,
+    pub(crate) actions: Vec<ActionModel>,
+    pub(crate) slots: Vec<SlotModel>,
+    pub(crate) serialize: bool,
+}
+
+/// A unit-only `Action` enum: a closed set of strings.
+pub(crate) struct ChoiceModel {
+    pub(crate) krate: Path,
+    pub(crate) ident: Ident,
+    pub(crate) doc: String,
+    pub(crate) values: Vec<(Ident, String)>,
+}
+
+/// The parameters of a plain tool function, as one generated input struct.
+pub(crate) struct ParamsModel {
+    pub(crate) krate: Path,
+    pub(crate) ident: Ident,
+    pub(crate) schema_name: String,
+    pub(crate) params: Vec<Param>,
+}
