@@ -21,8 +21,8 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use tool_core::{
-    Arguments, Registry, Render, Runtime, Services, Tool, ToolCall, ToolContext,
-    ToolError, ToolSpec,
+    Arguments, Registry, Render, Runtime, Services, Tool, ToolCall, ToolContext, ToolError,
+    ToolSpec,
 };
 
 // The no-op tool reads only some fields; the rest are decoded, as a real tool's would be.

@@ -1,0 +1,147 @@
+//! A call's outcome, rendered into each provider's tool-result message.
+//!
+//! The text the model reads is [`CallOutcome::model_text`] with the conversation's
+//! [`ResourcesTracker`] (so a resource is shown once); an error is its `type: "error"` JSON.
+//! [`rejected`] and [`rejected_import`] make an outcome for a call that was refused before it
+//! ran (import problems), so every call a provider sent gets an answer in the same shape.
+
+use std::time::Duration;
+
+use serde_json::{Map, Value, json};
+
+use super::Format;
+use super::error::ImportError;
+use super::import::{Imported, generate_id, is_generated_id};
+use super::{Exported, escape_attr};
+use crate::call::ToolCall;
+use crate::error::ToolError;
+use crate::render::ResourcesTracker;
+use crate::runtime::{CallOutcome, Session};
+
+/// Chat Completions: `{"role": "tool", "tool_call_id", "content"}`.
+pub fn openai_message(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
+    json!({
+        "role": "tool",
+        "tool_call_id": outcome.call_id,
+        "content": outcome.model_text(tracker),
+    })
+}
+
+/// Responses API: `{"type": "function_call_output", "call_id", "output"}`.
+pub fn responses_output(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
+    json!({
+        "type": "function_call_output",
+        "call_id": outcome.call_id,
+        "output": outcome.model_text(tracker),
+    })
+}
+
+/// Anthropic: a `{"type": "tool_result", "tool_use_id", "content", "is_error"}` block for the
+/// next user message.
+pub fn anthropic_block(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
+    json!({
+        "type": "tool_result",
+        "tool_use_id": outcome.call_id,
+        "content": outcome.model_text(tracker),
+        "is_error": !outcome.is_success(),
+    })
+}
+
+/// Gemini: a `{"functionResponse": {"id"?, "name", "response"}}` part; the response is
+/// `{"output": text}` on success and `{"error": {...}}` (the error's JSON) on failure. The id
+/// is echoed only when the model sent one.
+pub fn gemini_part(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
+    let response = match &outcome.result {
+        Err(e) => json!({ "error": e.to_json() }),
+        Ok(_) => json!({ "output": outcome.model_text(tracker) }),
+    };
+    let mut fr = Map::new();
+    if !is_generated_id(&outcome.call_id) {
+        fr.insert("id".into(), Value::String(outcome.call_id.clone()));
+    }
+    fr.insert("name".into(), Value::String(outcome.tool.clone()));
+    fr.insert("response".into(), response);
+    json!({ "functionResponse": fr })
+}
+
+/// MCP: a `CallToolResult`, `{"content": [{"type": "text", "text"}], "structuredContent"?,
+/// "isError"}`; `structuredContent` is the output's JSON when it is an object (never for
+/// errors).
+pub fn mcp_result(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
+    let text = outcome.model_text(tracker);
+    let mut out = Map::new();
+    out.insert("content".into(), json!([{ "type": "text", "text": text }]));
+    if let Ok(output) = &outcome.result
+        && let Ok(value @ Value::Object(_)) = output.to_value()
+    {
+        out.insert("structuredContent".into(), value);
+    }
+    out.insert("isError".into(), Value::Bool(!outcome.is_success()));
+    Value::Object(out)
+}
+
+/// XML: `<tool_result tool="NAME">text</tool_result>`; the text is literal, as tool
+/// output (a file's content) must reach the model unchanged.
+pub fn xml_result(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> String {
+    format!(
+        "<tool_result tool=\"{}\">{}</tool_result>",
+        escape_attr(&outcome.tool),
+        outcome.model_text(tracker)
+    )
+}
+
+/// The result message of `outcome` in `format` (`json` gives `{"call_id", "tool",
+/// "result"}` with the structured result).
+pub fn render_result(
+    format: Format,
+    outcome: &CallOutcome,
+    tracker: &mut ResourcesTracker,
+) -> Exported {
+    match format {
+        Format::Openai | Format::OpenaiStrict => Exported::Json(openai_message(outcome, tracker)),
+        Format::OpenaiResponses => Exported::Json(responses_output(outcome, tracker)),
+        Format::Anthropic => Exported::Json(anthropic_block(outcome, tracker)),
+        Format::Gemini => Exported::Json(gemini_part(outcome, tracker)),
+        Format::Mcp => Exported::Json(mcp_result(outcome, tracker)),
+        Format::Xml => Exported::Text(xml_result(outcome, tracker)),
+        Format::Json => Exported::Json(json!({
+            "call_id": outcome.call_id,
+            "tool": outcome.tool,
+            "result": outcome.to_json(),
+        })),
+    }
+}
+
+/// An outcome for a call refused before it ran, answered with `error`.
+pub fn rejected(call: &ToolCall, error: ToolError) -> CallOutcome {
+    CallOutcome {
+        call_id: call.id.clone(),
+        activity_id: String::new(),
+        tool: call.name.clone(),
+        result: Err(error),
+        duplicate_of: None,
+        elapsed: Duration::ZERO,
+    }
+}
+
+/// An outcome for a message the importer could not read as a call: the error's call id (or
+/// a generated one) and tool name (or `"unknown"`).
+pub fn rejected_import(error: &ImportError) -> CallOutcome {
+    CallOutcome {
+        call_id: error.call_id().map_or_else(generate_id, str::to_owned),
+        activity_id: String::new(),
+        tool: error.tool().unwrap_or("unknown").to_owned(),
+        result: Err(error.to_tool_error()),
+        duplicate_of: None,
+        elapsed: Duration::ZERO,
+    }
+}
+
+/// Runs an imported call: answered with [`Imported::error`] when the import found problems,
+/// else through [`Session::call`].
+pub async fn dispatch(session: &Session, imported: Imported) -> CallOutcome {
+    match imported.error() {
+        Some(error) => rejected(&imported.call, error),
+        None => session.call(imported.call).await,
+    }
+}
