@@ -49,7 +49,10 @@ fn list_prints_every_tool_as_json() {
         .and_then(|a| a.iter().find(|t| t["name"] == "echo"))
         .expect("echo");
     assert_eq!(echo["input_schema"]["type"], "object");
-    assert_eq!(echo["input_schema"]["required"], serde_json::json!(["text"]));
+    assert_eq!(
+        echo["input_schema"]["required"],
+        serde_json::json!(["text"])
+    );
 }
 
 #[test]
@@ -159,6 +162,9 @@ fn usage_errors_exit_two() {
     ] {
         let out = toolsmith(args);
         assert_eq!(code(&out), 2, "toolsmith {args:?}");
-        assert!(out.stdout.is_empty(), "toolsmith {args:?} printed to stdout");
+        assert!(
+            out.stdout.is_empty(),
+            "toolsmith {args:?} printed to stdout"
+        );
     }
 }

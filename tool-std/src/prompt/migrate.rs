@@ -174,6 +174,27 @@ impl ToolRenames {
         .unwrap_or_default()
     }
 
+    /// The renames the tools of `registry` declare: each tool's name with its
+    /// `#[tool(aliases(..))]`, from [`Registry::renames`](tool_core::Registry::renames).
+    ///
+    /// This is what `toolsmith migrate-tools` runs on: a tool that gains an alias migrates it
+    /// without a change here. Errors as [`ToolRenames::new`]; a registry already refuses an
+    /// alias claimed twice, so in practice this only fails on an empty alias.
+    ///
+    /// ```
+    /// use tool_core::Registry;
+    /// use tool_std::prompt::{PromptManager, ToolRenames};
+    ///
+    /// let registry = Registry::builder().register(PromptManager).build()?;
+    /// let renames = ToolRenames::from_registry(&registry)?;
+    /// assert_eq!(renames.new_name("ViewSystemPromptTool"), Some("prompt_manager"));
+    /// assert_eq!(renames.rollback_names("prompt_manager"), ["view_system_prompt", "update_system_prompt"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn from_registry(registry: &tool_core::Registry) -> Result<Self, RenameError> {
+        Self::new(registry.renames())
+    }
+
     /// The new name `name` migrates to, if it is an old name.
     pub fn new_name(&self, name: &str) -> Option<&str> {
         self.forward.get(name).map(String::as_str)

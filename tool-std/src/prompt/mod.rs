@@ -1,7 +1,16 @@
-//! The prompt family: where agents and their prompts live, and the tool-name migration.
+//! The prompt family: the `prompt_manager` tool, where agents and their prompts live, and the
+//! tool-name migration.
 //!
 //! The `prompt_manager` tool (seed 000) lets an agent view and update its own system prompt,
-//! reflection prompts and name. This module holds the layer under it:
+//! reflection prompts and name:
+//!
+//! - [`tool`]: [`PromptManager`], the polymorphic tool (`action`: `view` | `update`;
+//!   `prompt_type`: [`PromptType`]), declared with `#[tool]`, answering [`ViewResult`] and
+//!   [`UpdateResult`].
+//! - [`context`]: [`PromptContext`], the host service that gives the tool its store, the
+//!   current agent ([`AgentRef`]) and seed 000's optional group-conversation rule.
+//!
+//! And the layer under it:
 //!
 //! - [`store`]: the [`Agent`] record, its limits ([`MAX_SYSTEM_PROMPT_CHARS`] and the 10,000
 //!   character limits of the other fields), [`StoreError`] with messages a model can act on, and
@@ -10,7 +19,8 @@
 //! - [`sqlite`]: [`SqliteAgentStore`], an embedded SQLite file (WAL, busy timeout, one
 //!   `BEGIN IMMEDIATE` transaction per write), the CLI's default.
 //! - [`migrate`]: [`migrate_enabled_tools`], which rewrites agents' `enabled_tools` from the old
-//!   tool names (`view_system_prompt`, `WebSearchTool`, ...) to the polymorphic tools and back.
+//!   tool names (`view_system_prompt`, `WebSearchTool`, ...) to the polymorphic tools and back,
+//!   with the renames the registered tools declare ([`ToolRenames::from_registry`]).
 //!
 //! Both stores enforce the same rules before writing, and the same behaviour tests run against
 //! both, so code tested against the memory store holds on SQLite.
@@ -36,10 +46,14 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod context;
 pub mod memory;
 pub mod migrate;
 pub mod sqlite;
 pub mod store;
+pub mod tool;
+
+pub use context::{AgentRef, PromptContext};
 
 pub use memory::MemoryAgentStore;
 pub use migrate::{
@@ -52,3 +66,4 @@ pub use store::{
     MAX_REFLECTION_PROMPT_CHARS, MAX_SYSTEM_PROMPT_CHARS, NewAgent, PromptField, StoreError,
     SwapOutcome,
 };
+pub use tool::{NOT_SET, PromptManager, PromptType, UpdateResult, ViewResult};

@@ -3,6 +3,12 @@
 //! The `web` tool (seed 000) has two actions, `search` and `fetch`, and both reach the network.
 //! Everything they need lives here as plain Rust, so the tool itself is a thin wrapper:
 //!
+//! - [`WebTool`] is the tool, declared with `#[tool]`: `action` (`search` | `fetch`),
+//!   `query_or_url` and, for `fetch`, `start_index`; aliases `web_search`, `web_fetch`,
+//!   `WebSearchTool`, `WebFetchTool` and `WebTool`; errors echo `query_or_url` and take their
+//!   `error_type` from [`WebError::kind`] ([`tool_error`]). It reads its [`WebConfig`] (fetcher,
+//!   search engine, fetch defaults, per-turn search limit) from the host's services, or builds
+//!   one from the environment ([`WebConfig::from_env`]).
 //! - [`NetworkPolicy`] decides what may be reached: `http` and `https` only; no loopback,
 //!   private, link-local, CGNAT, multicast, reserved or cloud-metadata address (judged by
 //!   [`net::classify`], IPv4 spellings like `0x7f.1` and IPv4-in-IPv6 forms included), checked
@@ -33,6 +39,7 @@
 //! # }
 //! ```
 
+pub mod config;
 pub mod content;
 pub mod depth;
 pub mod error;
@@ -44,8 +51,10 @@ pub mod policy;
 pub mod response;
 pub mod search;
 mod text;
+pub mod tool;
 pub mod window;
 
+pub use config::WebConfig;
 pub use error::{TimeoutPhase, WebError, WebErrorKind};
 pub use fetch::{FetchOptions, FetchOutcome, Fetcher, MAX_REDIRECTS};
 pub use html::html_to_text;
@@ -56,4 +65,5 @@ pub use search::{
     MAX_RESULTS, MAX_SEARCHES_PER_TURN, SEARXNG_URL_ENV, SearchBackend, SearchLimit, SearchPage,
     SearxngBackend,
 };
+pub use tool::{SEARCH_COUNTER, WEB_ACTIONS, WebTool, tool_error};
 pub use window::{MAX_CONTENT_CHARS, TextWindow, window};

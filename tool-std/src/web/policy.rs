@@ -242,6 +242,12 @@ impl NetworkPolicy {
         let trimmed = url.trim();
         let parsed = Url::parse(trimmed).map_err(|e| {
             let reason = match e {
+                // Text with spaces is a search query, not a host name: no "did you mean".
+                url::ParseError::RelativeUrlWithoutBase
+                    if trimmed.is_empty() || trimmed.contains(char::is_whitespace) =>
+                {
+                    "must be http or https".to_owned()
+                }
                 url::ParseError::RelativeUrlWithoutBase => {
                     format!("must be http or https; did you mean \"https://{trimmed}\"?")
                 }
@@ -312,6 +318,11 @@ mod tests {
             err.to_string()
                 .contains("did you mean \"https://example.com/page\""),
             "{err}"
+        );
+        let err = policy.check_url("rust async runtime").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "Invalid URL: must be http or https (got \"rust async runtime\")"
         );
         assert!(policy.check_url("http://").is_err());
         assert!(policy.check_url("https://example.com/a?b=c#d").is_ok());
