@@ -4,7 +4,6 @@
 //! stdout), 2 a usage error.
 
 mod args;
-mod demo;
 mod host;
 
 use std::io::Write;
@@ -12,12 +11,18 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
-use serde_json::{Value, json};
+use serde_json::Value;
+use tool_core::provider::{Format, export_all};
 use tool_core::{
-    ApproveAll, Mode, Registry, Runtime, SessionConfig, ToolCall, ToolFilter, ToolSpec,
+    ApproveAll, Mode, Permission, Registry, Runtime, SessionConfig, ToolCall, ToolFilter, ToolSpec,
 };
+use tool_std::prompt::{AgentStore, PromptContext, SqliteAgentStore};
+use tool_std::web::WebConfig;
 
 use args::{Cli, Command, GlobalOptions};
+
+/// The account agents named with `--agent` belong to.
+const CLI_ACCOUNT: &str = "default";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -36,6 +41,14 @@ fn fail(code: u8, message: &str) -> ExitCode {
     ExitCode::from(code)
 }
 
+fn print_text(text: &str) -> ExitCode {
+    let mut out = std::io::stdout().lock();
+    match writeln!(out, "{text}") {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(2, &format!("cannot write to stdout: {e}")),
+    }
+}
+
 fn print_json(value: &Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     let mut out = std::io::stdout().lock();
@@ -50,22 +63,15 @@ fn parse_mode(options: &GlobalOptions) -> Result<Option<Mode>, String> {
         .transpose()
 }
 
-fn build_registry() -> Result<Registry, String> {
-    Registry::builder()
-        .register(demo::Echo)
-        .with_inventory()
-        .build()
-        .map_err(|e| e.to_string())
-}
-
 async fn run(cli: Cli) -> ExitCode {
     let mode = match parse_mode(&cli.options) {
         Ok(m) => m,
         Err(e) => return fail(2, &e),
     };
-    let registry = match build_registry() {
+    // Every tool linked into the binary: the standard tools submit themselves.
+    let registry = match Registry::from_inventory() {
         Ok(r) => r,
-        Err(e) => return fail(2, &e),
+        Err(e) => return fail(2, &e.to_string()),
     };
     match cli.command {
         Command::List { format, toolset } => {
@@ -100,6 +106,86 @@ async fn run(cli: Cli) -> ExitCode {
             dry_run,
             json,
         } => migrate_tools(&registry, &cli.options, rollback, dry_run, json).await,
+    }
+}
+
+fn export(specs: &[&ToolSpec], format: &str) -> ExitCode {
+    let format: Format = match format.parse() {
+        Ok(f) => f,
+        Err(e) => return fail(2, &e.to_string()),
+    };
+    match export_all(specs.iter().copied(), format) {
+        Ok(exported) => print_text(&exported.to_pretty()),
+        Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+/// Whether a tool works on the agent store (the prompt tools), so the store is opened only
+/// for calls that need it.
+fn needs_agent_store(spec: &ToolSpec) -> bool {
+    spec.permissions.contains(Permission::ViewPrompts)
+        || spec.permissions.contains(Permission::ManagePrompts)
+        || spec.actions.as_ref().is_some_and(|a| {
+            a.actions.iter().any(|x| {
+                x.permissions.contains(Permission::ViewPrompts)
+                    || x.permissions.contains(Permission::ManagePrompts)
+            })
+        })
+}
+
+async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String> {
+    let roots = host::roots(options)?;
+    let path = host::store_path(options, &roots);
+    let store = SqliteAgentStore::open(&path)
+        .await
+        .map_err(|e| format!("cannot open the agent store at {}: {e}", path.display()))?;
+    let store: Arc<dyn AgentStore> = Arc::new(store);
+    let mut context = PromptContext::new(store.clone());
+    if let Some(name) = &options.agent {
+        let agent = store
+            .get_or_create(CLI_ACCOUNT, name)
+            .await
+            .map_err(|e| format!("cannot use agent `{name}`: {e}"))?;
+        context = context.with_agent(&agent);
+    }
+    Ok(context)
+}
+
+async fn call(
+    registry: Registry,
+    options: &GlobalOptions,
+    mode: Mode,
+    name: String,
+    arguments: Option<String>,
+) -> ExitCode {
+    let web = match WebConfig::from_options(options.searxng_url.as_deref(), &options.allow_hosts) {
+        Ok(w) => w,
+        Err(e) => return fail(2, &e.to_string()),
+    };
+    let store_needed = registry
+        .get(&name)
+        .is_some_and(|e| needs_agent_store(e.spec()));
+    let mut builder = Runtime::builder(Arc::new(registry)).service(Arc::new(web));
+    if store_needed {
+        match prompt_context(options).await {
+            Ok(context) => builder = builder.service(Arc::new(context)),
+            Err(e) => return fail(2, &e),
+        }
+    }
+    if options.approve {
+        builder = builder.approver(ApproveAll);
+    }
+    let runtime = builder.build();
+    let session = runtime.session_with(SessionConfig::default().mode(mode));
+    let arguments = arguments.unwrap_or_else(|| "{}".to_owned());
+    let outcome = session.call(ToolCall::new("cli", name, arguments)).await;
+    if let Err(e) = print_json(&outcome.to_json()) {
+        return fail(2, &e);
+    }
+    if outcome.result.is_ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }
 
@@ -146,70 +232,5 @@ async fn migrate_tools(
             ExitCode::SUCCESS
         }
         Err(e) => fail(1, &format!("the migration failed: {e}")),
-    }
-}
-
-fn export(specs: &[&ToolSpec], format: &str) -> ExitCode {
-    let value = match format {
-        "json" => Value::Array(specs.iter().map(|s| spec_json(s)).collect()),
-        other => {
-            return fail(
-                2,
-                &format!(
-                    "unknown format `{other}`; expected one of: json, openai, openai-strict, \
-                     openai-responses, anthropic, gemini, mcp, xml"
-                ),
-            );
-        }
-    };
-    match print_json(&value) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail(2, &e),
-    }
-}
-
-/// The canonical definition of a tool, as `list --format json` prints it.
-fn spec_json(spec: &ToolSpec) -> Value {
-    json!({
-        "name": spec.name,
-        "title": spec.title,
-        "description": spec.description,
-        "input_schema": *spec.input_schema,
-        "output_schema": spec.output_schema.as_deref(),
-        "modes": spec.modes,
-        "permissions": spec.permissions,
-        "requires_approval": spec.requires_approval,
-        "category": spec.category,
-        "toolsets": spec.toolsets,
-        "aliases": spec.aliases,
-        "user_facing": spec.user_facing,
-        "annotations": spec.annotations,
-        "timeout_secs": spec.timeout.map(|d| d.as_secs_f64()),
-        "actions": spec.actions,
-    })
-}
-
-async fn call(
-    registry: Registry,
-    options: &GlobalOptions,
-    mode: Mode,
-    name: String,
-    arguments: Option<String>,
-) -> ExitCode {
-    let mut builder = Runtime::builder(Arc::new(registry));
-    if options.approve {
-        builder = builder.approver(ApproveAll);
-    }
-    let runtime = builder.build();
-    let session = runtime.session_with(SessionConfig::default().mode(mode));
-    let arguments = arguments.unwrap_or_else(|| "{}".to_owned());
-    let outcome = session.call(ToolCall::new("cli", name, arguments)).await;
-    if let Err(e) = print_json(&outcome.to_json()) {
-        return fail(2, &e);
-    }
-    if outcome.result.is_ok() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
     }
 }
