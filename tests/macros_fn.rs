@@ -315,3 +315,73 @@ async fn the_tool_function_is_still_a_function() {
     .unwrap();
     assert_eq!(out.sum, 4);
 }
+
+/// Read a file.
+#[tool(register = false, error_context(path), permissions(read_files))]
+async fn open_file(
+    /// The file.
+    path: String,
+    /// The first line.
+    #[param(default)]
+    line: u32,
+) -> ToolResult<String> {
+    if path.contains("..") {
+        return Err(ToolError::security("no `..` in paths"));
+    }
+    if path == "taken" {
+        return Err(ToolError::user("the path is the tool's own").with_field("path", "own"));
+    }
+    Ok(format!("{path}:{line}"))
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct LookArgs {
+    /// What to look for.
+    needle: String,
+}
+
+/// Look for something.
+#[tool(register = false, error_context(neddle))]
+async fn look(args: LookArgs) -> ToolResult<String> {
+    Ok(args.needle)
+}
+
+#[tokio::test]
+async fn error_context_echoes_parameters_into_every_error() {
+    let registry = Registry::builder().register(OpenFileTool).build().unwrap();
+    let spec = registry.get("open_file").unwrap().spec().clone();
+    assert_eq!(spec.error_context, ["path"]);
+    let s = session(registry);
+    // The tool's own error, a validation error, a permission error.
+    let out = call(&s, "open_file", json!({"path": "../etc"})).await;
+    assert_eq!(out["error_type"], "security_error", "{out}");
+    assert_eq!(out["path"], "../etc");
+    let out = call(&s, "open_file", json!({"path": "a.rs", "line": -1})).await;
+    assert_eq!(out["error_type"], "validation_error", "{out}");
+    assert_eq!(out["path"], "a.rs");
+    let limited = Runtime::builder(Registry::builder().register(OpenFileTool).build().unwrap())
+        .build()
+        .session_with(SessionConfig::default().permissions(Default::default()));
+    let out = call(&limited, "open_file", json!({"path": "a.rs"})).await;
+    assert_eq!(out["error_type"], "permission_error", "{out}");
+    assert_eq!(out["path"], "a.rs");
+    // A field the tool set itself is kept; a success is left alone.
+    let out = call(&s, "open_file", json!({"path": "taken"})).await;
+    assert_eq!(out["path"], "own", "{out}");
+    assert_eq!(
+        call(&s, "open_file", json!({"path": "a.rs"})).await,
+        json!("a.rs:0")
+    );
+
+    // With one `args` type the macro cannot see the parameters: registration checks them.
+    let err = Registry::builder().register(LookTool).build().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "tool `look`: error_context names `neddle`, which is not a parameter of the tool; \
+             its parameters are: needle (registered at {}:{})",
+            file!(),
+            line!() - 7
+        )
+    );
+}

@@ -24,9 +24,16 @@
 //!
 //! - [`Tool`] / [`DynTool`]: a tool, typed and erased. [`Render`] shapes its output.
 //! - [`ToolSpec`], [`Mode`], [`Permission`], [`Annotations`], [`ActionSet`]: what a tool is.
+//! - [`Actions`]: an input that is one of several actions picked by a discriminator (a
+//!   polymorphic tool, seed 000's `action`); [`Choice`]: a closed set of string values
+//!   (`prompt_type`). `#[derive(Action)]` implements one or the other.
 //! - [`Registry`]: tools by name and alias, filters by mode, toolset, category, permissions.
 //! - [`validate::CompiledSchema`]: validation with every problem at once.
-//! - [`Runtime`] / [`Session`]: a call's path; [`Approver`] gates risky calls.
+//! - [`Runtime`] / [`Session`]: a call's path; [`Approver`] gates risky calls;
+//!   [`CallOutcome`] is what a call answers with.
+//! - [`provider`]: tool definitions exported to OpenAI, Anthropic, Gemini, MCP and an XML
+//!   prompt ([`provider::export`]), their tool calls imported ([`provider::Importer`]) and
+//!   outcomes rendered back as their result messages ([`provider::render_result`]).
 //! - [`EventStream`], [`ActivityStore`]: what a UI watches.
 //! - [`ResourcesTracker`]: show each resource once per conversation.
 //!

@@ -425,6 +425,11 @@ pub struct ToolSpec {
     pub timeout: Option<Duration>,
     /// The actions, for a polymorphic tool.
     pub actions: Option<ActionSet>,
+    /// Top-level parameters whose given values are echoed into every error of this tool:
+    /// validation, permission and approval errors the runtime answers with before the tool
+    /// runs, and the errors the tool returns, unless the error already has that field. Seed
+    /// 000's `web` answers every error with its `query_or_url` this way.
+    pub error_context: Vec<Cow<'static, str>>,
 }
 
 impl ToolSpec {
@@ -449,6 +454,7 @@ impl ToolSpec {
             annotations: Annotations::new(),
             timeout: None,
             actions: None,
+            error_context: Vec::new(),
         }
     }
 
@@ -536,6 +542,27 @@ impl ToolSpec {
         self
     }
 
+    /// Echoes a parameter's given value into every error of the tool (see the field
+    /// [`error_context`](field@ToolSpec::error_context)); registration checks that the input
+    /// schema has that parameter.
+    ///
+    /// ```
+    /// use tool_core::ToolSpec;
+    /// let spec = ToolSpec::new("web", "Search the web or fetch a page.")
+    ///     .input_schema(serde_json::json!({
+    ///         "type": "object",
+    ///         "properties": {"query_or_url": {"type": "string"}}
+    ///     }))
+    ///     .error_context("query_or_url");
+    /// assert_eq!(spec.error_context, ["query_or_url"]);
+    /// assert!(spec.check().is_ok());
+    /// assert!(ToolSpec::new("web", "No parameters.").error_context("query").check().is_err());
+    /// ```
+    pub fn error_context(mut self, param: impl Into<Cow<'static, str>>) -> Self {
+        self.error_context.push(param.into());
+        self
+    }
+
     /// Whether the tool is offered in `mode`.
     pub fn supports_mode(&self, mode: Mode) -> bool {
         self.modes.is_empty() || self.modes.contains(&mode)
@@ -561,6 +588,17 @@ impl ToolSpec {
                 (Some(actions), Some(name)) => {
                     actions.get(name).is_some_and(|a| a.requires_approval)
                 }
+                _ => false,
+            }
+    }
+
+    /// Whether a call leaves its environment unchanged: the tool is `read_only`, or the chosen
+    /// action of a polymorphic tool is. The redundancy check forgets a turn's earlier answers
+    /// after a call that is not.
+    pub fn is_read_only(&self, action: Option<&str>) -> bool {
+        self.annotations.read_only
+            || match (&self.actions, action) {
+                (Some(actions), Some(name)) => actions.get(name).is_some_and(|a| a.read_only),
                 _ => false,
             }
     }
@@ -603,6 +641,31 @@ impl ToolSpec {
                 tool: self.name.to_string(),
                 reason: "a tool cannot be both read_only and destructive".to_owned(),
             });
+        }
+        // An `error_context` name echoes a parameter: one the schema does not have is a typo
+        // that would echo nothing, ever.
+        let params = self.parameter_names();
+        for (i, name) in self.error_context.iter().enumerate() {
+            if !params.contains(&name.as_ref()) {
+                return Err(SpecError::Invalid {
+                    tool: self.name.to_string(),
+                    reason: format!(
+                        "error_context names `{name}`, which is not a parameter of the tool; \
+                         its parameters are: {}",
+                        if params.is_empty() {
+                            "(none)".to_owned()
+                        } else {
+                            params.join(", ")
+                        }
+                    ),
+                });
+            }
+            if self.error_context[..i].contains(name) {
+                return Err(SpecError::Invalid {
+                    tool: self.name.to_string(),
+                    reason: format!("error_context lists `{name}` twice"),
+                });
+            }
         }
         if let Some(actions) = &self.actions {
             if actions.actions.is_empty() {

@@ -4,7 +4,7 @@
 mod common;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -12,9 +12,9 @@ use common::*;
 use serde_json::{Value, json};
 use tool_core::events::EventFilter;
 use tool_core::{
-    ActivityStatus, ApprovalDecision, ApprovalRequest, ApproveAll, ErrorKind, EventKind,
-    FnApprover, Mode, Permission, PermissionSet, Registry, Runtime, SessionConfig, Tool,
-    ToolContext, ToolError, ToolSpec,
+    ActionSet, ActionSpec, ActivityStatus, Annotations, ApprovalDecision, ApprovalRequest,
+    ApproveAll, ErrorKind, EventKind, FnApprover, Mode, Permission, PermissionSet, Registry,
+    Runtime, SessionConfig, Tool, ToolContext, ToolError, ToolSpec,
 };
 
 /// `counted` with approval required by its spec.
@@ -417,6 +417,279 @@ async fn concurrent_identical_calls_run_once() {
     }
 }
 
+/// A number a model can read and set: `read` is a read-only action, `set` writes.
+#[derive(Clone, Default)]
+struct Counter {
+    value: Arc<AtomicI64>,
+    reads: Arc<AtomicUsize>,
+    sets: Arc<AtomicUsize>,
+}
+
+/// Arguments of `counter`.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct CounterArgs {
+    /// `read` or `set`.
+    action: String,
+    /// The new value (`set`).
+    value: Option<i64>,
+}
+
+#[async_trait::async_trait]
+impl Tool for Counter {
+    type Input = CounterArgs;
+    type Output = Value;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("counter", "Read or set a number.").actions(ActionSet::new(
+            "action",
+            vec![
+                ActionSpec::new("read", "Read the number.").read_only(true),
+                ActionSpec::new("set", "Set the number.").required("value"),
+            ],
+        ))
+    }
+    async fn call(&self, _: &ToolContext, a: CounterArgs) -> Result<Value, ToolError> {
+        if a.action == "read" {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.sets.fetch_add(1, Ordering::SeqCst);
+            self.value
+                .store(a.value.unwrap_or_default(), Ordering::SeqCst);
+        }
+        Ok(json!({"value": self.value.load(Ordering::SeqCst)}))
+    }
+}
+
+/// `reader` (annotated read-only) and `writer` (not) over one shared number.
+#[derive(Clone, Default)]
+struct Plain {
+    counter: Counter,
+    read_only: bool,
+}
+
+#[async_trait::async_trait]
+impl Tool for Plain {
+    type Input = tool_core::NoArgs;
+    type Output = Value;
+    fn spec(&self) -> ToolSpec {
+        if self.read_only {
+            ToolSpec::new("reader", "Read the number.")
+                .annotations(Annotations::new().read_only(true))
+        } else {
+            ToolSpec::new("writer", "Add one to the number.")
+        }
+    }
+    async fn call(&self, _: &ToolContext, _: tool_core::NoArgs) -> Result<Value, ToolError> {
+        let c = &self.counter;
+        if self.read_only {
+            c.reads.fetch_add(1, Ordering::SeqCst);
+        } else {
+            c.sets.fetch_add(1, Ordering::SeqCst);
+            c.value.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok(json!({"value": c.value.load(Ordering::SeqCst)}))
+    }
+}
+
+// Regression: in one turn, `prompt_manager` view, update, view answered the second view from
+// the redundancy cache with the value from before the update.
+#[tokio::test]
+async fn a_write_makes_the_turns_earlier_answers_stale() {
+    let counter = Counter::default();
+    let session = session_of(|b| b.register(counter.clone()));
+    let read = || json!({"action": "read"});
+    let set = |v: i64| json!({"action": "set", "value": v});
+
+    let first = session.call(call("r1", "counter", read())).await;
+    assert_eq!(first.to_json(), json!({"value": 0}));
+    let write = session.call(call("w1", "counter", set(5))).await;
+    assert_eq!(write.to_json(), json!({"value": 5}));
+    let after = session.call(call("r2", "counter", read())).await;
+    assert_eq!(
+        after.duplicate_of, None,
+        "the read after a write runs again"
+    );
+    assert_eq!(after.to_json(), json!({"value": 5}));
+    assert_eq!(counter.reads.load(Ordering::SeqCst), 2);
+
+    // Reads with no write between them are still answered once.
+    let again = session.call(call("r3", "counter", read())).await;
+    assert_eq!(again.duplicate_of.as_deref(), Some("r2"));
+    assert_eq!(again.to_json(), json!({"value": 5}));
+    assert_eq!(counter.reads.load(Ordering::SeqCst), 2);
+
+    // The same write again, with no other write between, is answered from the first...
+    let same = session.call(call("w2", "counter", set(5))).await;
+    assert_eq!(same.duplicate_of.as_deref(), Some("w1"));
+    assert_eq!(counter.sets.load(Ordering::SeqCst), 1);
+    // ...and, once another write has ended, runs again.
+    session.call(call("w3", "counter", set(7))).await;
+    let back = session.call(call("w4", "counter", set(5))).await;
+    assert_eq!(back.duplicate_of, None);
+    assert_eq!(counter.sets.load(Ordering::SeqCst), 3);
+    let last = session.call(call("r4", "counter", read())).await;
+    assert_eq!(
+        (last.duplicate_of.clone(), last.to_json()),
+        (None, json!({"value": 5}))
+    );
+}
+
+#[tokio::test]
+async fn only_calls_that_ran_and_are_not_read_only_invalidate_the_turn() {
+    let counter = Counter::default();
+    let reader = Plain {
+        counter: counter.clone(),
+        read_only: true,
+    };
+    let writer = Plain {
+        counter: counter.clone(),
+        read_only: false,
+    };
+    let runtime = Runtime::builder(registry(|b| {
+        b.register(reader).register(writer).register(Add)
+    }))
+    .require_approval("writer", None)
+    .build();
+    let session = runtime.session();
+    let reads = || counter.reads.load(Ordering::SeqCst);
+
+    session.call(call("r1", "reader", json!({}))).await;
+    // A write refused before it ran (approval denied, invalid arguments) changes nothing.
+    let denied = session.call(call("w1", "writer", json!({}))).await;
+    assert_kind(expect_err(&denied), ErrorKind::ApprovalDenied);
+    let invalid = session.call(call("w2", "writer", json!({"x": 1}))).await;
+    assert_kind(expect_err(&invalid), ErrorKind::ValidationError);
+    let r2 = session.call(call("r2", "reader", json!({}))).await;
+    assert_eq!(r2.duplicate_of.as_deref(), Some("r1"));
+    assert_eq!(reads(), 1);
+
+    // `add` is not marked read-only: once it has run, the reader runs again.
+    session
+        .call(call("a2", "add", json!({"a": 2, "b": 2})))
+        .await;
+    let r3 = session.call(call("r3", "reader", json!({}))).await;
+    assert_eq!(r3.duplicate_of, None);
+    assert_eq!(reads(), 2);
+
+    // An approved write runs and invalidates.
+    let approving = Runtime::builder(session.runtime().registry().clone())
+        .approver(ApproveAll)
+        .build()
+        .session();
+    approving.call(call("r1", "reader", json!({}))).await;
+    let w = approving.call(call("w1", "writer", json!({}))).await;
+    assert_eq!(w.to_json(), json!({"value": 1}));
+    let r = approving.call(call("r2", "reader", json!({}))).await;
+    assert_eq!(
+        (r.duplicate_of.clone(), r.to_json()),
+        (None, json!({"value": 1}))
+    );
+}
+
+/// `counted` that echoes `key` into its errors and needs `read_files`.
+#[derive(Clone, Default)]
+struct Keyed {
+    inner: Counted,
+    context: Option<&'static str>,
+}
+
+#[async_trait::async_trait]
+impl Tool for Keyed {
+    type Input = CountedArgs;
+    type Output = CountedOut;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("keyed", "Count, echoing the key into errors.")
+            .permission(Permission::ReadFiles)
+            .error_context(self.context.unwrap_or("key"))
+    }
+    async fn call(&self, ctx: &ToolContext, a: CountedArgs) -> Result<CountedOut, ToolError> {
+        Tool::call(&self.inner, ctx, a).await
+    }
+}
+
+#[tokio::test]
+async fn error_context_is_echoed_into_every_error_of_the_tool() {
+    let session = session_of(|b| b.register(Keyed::default()));
+    // The tool's own error, from value and from text arguments.
+    let out = session
+        .call(call("c1", "keyed", json!({"key": "k1", "fail": true})))
+        .await;
+    assert_eq!(expect_err(&out).fields()["key"], "k1");
+    let out = session
+        .call(call_text("c2", "keyed", r#"{"key": "k2", "fail": true}"#))
+        .await;
+    assert_eq!(expect_err(&out).fields()["key"], "k2");
+    // A validation error (text arguments too) and a permission error.
+    let out = session
+        .call(call_text(
+            "c3",
+            "keyed",
+            r#"{"key": "k3", "delay_ms": "soon"}"#,
+        ))
+        .await;
+    assert_kind(expect_err(&out), ErrorKind::ValidationError);
+    assert_eq!(out.to_json()["key"], "k3");
+    let limited = session
+        .runtime()
+        .session_with(SessionConfig::default().permissions(PermissionSet::EMPTY));
+    let out = limited
+        .call(call("c4", "keyed", json!({"key": "k4"})))
+        .await;
+    assert_kind(expect_err(&out), ErrorKind::PermissionError);
+    assert_eq!(out.to_json()["key"], "k4");
+    // Not given (or null, or unreadable), not echoed; a success is left alone.
+    let out = session
+        .call(call("c5", "keyed", json!({"key": null})))
+        .await;
+    assert!(out.to_json().get("key").is_none(), "{}", out.to_json());
+    let out = session.call(call_text("c6", "keyed", r#"{"key": "#)).await;
+    assert!(out.to_json().get("key").is_none(), "{}", out.to_json());
+    let out = session
+        .call(call("c7", "keyed", json!({"key": "ok"})))
+        .await;
+    assert_eq!(out.to_json(), json!({"key": "ok", "run": 3}));
+
+    // A name that is not a parameter is refused at registration.
+    let err = Registry::builder()
+        .register(Keyed {
+            context: Some("kee"),
+            ..Keyed::default()
+        })
+        .build()
+        .unwrap_err();
+    assert!(
+        matches!(err, tool_core::RegistryError::Spec { .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains(
+            "error_context names `kee`, which is not a parameter of the tool; its parameters \
+             are: key, delay_ms, fail"
+        ),
+        "{err}"
+    );
+}
+
+// Regression: on a tokio runtime built without the time driver (`new_current_thread()` with
+// no `enable_all()`), the deadline's timer panicked inside the tool's task and every call
+// answered "the tool panicked".
+#[test]
+fn a_runtime_without_the_time_driver_is_told_to_enable_it() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let session = session_of(|b| b.register(Add));
+    let out = rt.block_on(session.call(call("c1", "add", json!({"a": 1, "b": 2}))));
+    let err = expect_err(&out);
+    assert_kind(err, ErrorKind::SystemError);
+    assert!(err.message().contains("enable_all()"), "{}", err.to_json());
+    assert!(!err.message().contains("panicked"), "{}", err.to_json());
+    assert_eq!(err.signature(), Some("add(a=1, b=2)"));
+    let record = rt
+        .block_on(session.runtime().activities().get(&out.activity_id))
+        .unwrap();
+    assert_eq!(record.status, ActivityStatus::Failure);
+}
+
 #[tokio::test]
 async fn a_call_past_its_deadline_times_out_and_is_cancelled() {
     let sleepy = Sleepy {
@@ -770,8 +1043,23 @@ async fn a_thousand_concurrent_calls_all_finish_with_paired_events() {
     }
     assert_eq!(ok, 500);
     assert_eq!(tally.len(), 1000, "one event stream per call");
-    // 400 distinct + 100 failing + 1 shared.
-    assert_eq!(counted.runs.load(Ordering::SeqCst), 501);
+    // 400 distinct + 100 failing + the shared call, which runs once unless a write (every
+    // `counted` and `panicky` call is one) ends between two of its copies: the copy after it
+    // runs again (the redundancy rule of the runtime's docs). A copy that did not run names
+    // one that did.
+    let shared: Vec<_> = outs.iter().skip(5).step_by(10).collect();
+    let ran: Vec<&str> = shared
+        .iter()
+        .filter(|o| o.duplicate_of.is_none())
+        .map(|o| o.call_id.as_str())
+        .collect();
+    assert!(!ran.is_empty());
+    for o in &shared {
+        if let Some(first) = &o.duplicate_of {
+            assert!(ran.contains(&first.as_str()), "{first} did not run");
+        }
+    }
+    assert_eq!(counted.runs.load(Ordering::SeqCst), 500 + ran.len());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -994,3 +994,202 @@ fn parameters_named_like_schema_keywords_are_closed_like_any_other() {
     assert_eq!(closed["properties"]["enum"]["additionalProperties"], false);
     assert!(closed["properties"].get("additionalProperties").is_none());
 }
+
+/// Arguments of `paged`: integers, one nested in a list.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct PagedArgs {
+    /// The most results.
+    max_results: u32,
+    /// Pages to read.
+    pages: Option<Vec<u64>>,
+    /// An offset that may be negative.
+    shift: Option<i64>,
+}
+
+/// Echoes its integers.
+struct Paged;
+
+#[async_trait::async_trait]
+impl Tool for Paged {
+    type Input = PagedArgs;
+    type Output = Value;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("paged", "Integers.")
+    }
+    async fn call(&self, _: &ToolContext, a: PagedArgs) -> Result<Value, ToolError> {
+        Ok(json!({"max_results": a.max_results, "pages": a.pages, "shift": a.shift}))
+    }
+}
+
+// Regression: Gemini sends `5.0` for an integer; JSON Schema counts it as one, so validation
+// passed, and then decoding failed with "invalid type: floating point `5.0`, expected u32".
+#[tokio::test]
+async fn integral_floats_decode_as_integers() {
+    let registry = Registry::builder()
+        .register(Paged)
+        .register(Add)
+        .register(Search)
+        .build()
+        .unwrap();
+    let session = tool_core::Runtime::builder(registry).build().session();
+    for args in [
+        Arguments::from(json!({"max_results": 5.0, "pages": [1.0, 2.0], "shift": -3.0})),
+        Arguments::from(r#"{"max_results": 5.0, "pages": [1.0, 2.0], "shift": -3.0}"#),
+    ] {
+        let out = session
+            .call(tool_core::ToolCall::new("p", "paged", args.clone()))
+            .await;
+        assert_eq!(
+            out.to_json(),
+            json!({"max_results": 5, "pages": [1, 2], "shift": -3}),
+            "{args:?}"
+        );
+        session.clear_current_turn();
+    }
+    let out = session
+        .call(call("a", "add", json!({"a": 2.0, "b": 3})))
+        .await;
+    assert_eq!(out.to_json(), json!({"sum": 5}));
+    // Through the validator's slow path (a range serde does not check) as well.
+    let out = session
+        .call(call(
+            "s",
+            "search",
+            json!({"query": "q", "corpus": "code", "limit": 7.0}),
+        ))
+        .await;
+    assert_eq!(out.to_json()["limit"], 7, "{}", out.to_json());
+
+    // A fraction is still not an integer (the schema says so)...
+    let out = session
+        .call(call("bad", "paged", json!({"max_results": 5.5})))
+        .await;
+    let e = expect_err(&out);
+    assert_kind(e, ErrorKind::ValidationError);
+    assert_eq!(e.problems()[0].path, "/max_results", "{}", e.to_json());
+    // ...and a float too large for 64 bits is not made an integer: the error names it, not
+    // the float that was read as one.
+    let out = session
+        .call(call(
+            "big",
+            "paged",
+            json!({"max_results": 1.0, "pages": [1e300]}),
+        ))
+        .await;
+    let e = expect_err(&out);
+    assert_kind(e, ErrorKind::ValidationError);
+    assert!(e.message().contains("`1e+300`"), "{}", e.to_json());
+    assert!(!e.message().contains("`1.0`"), "{}", e.to_json());
+}
+
+// Regression: the errors for malformed JSON and oversize arguments lacked the allowed values
+// every other validation error of the tool carries (seed 000: every validation error of
+// prompt_manager lists allowed_actions and allowed_prompt_types).
+#[test]
+fn malformed_and_oversize_errors_carry_the_allowed_values() {
+    let big = format!(
+        r#"{{"action": "view", "prompt_type": "system", "content": "{}"}}"#,
+        "x".repeat(MAX_ARGUMENTS_BYTES)
+    );
+    for text in ["{not json", r#"{"action": "view","#, big.as_str()] {
+        let e = invalid("prompt_manager", text);
+        let json = e.to_json();
+        assert_eq!(json["allowed_actions"], json!(["view", "update"]), "{json}");
+        assert_eq!(
+            json["allowed_prompt_types"],
+            json!([
+                "system",
+                "conversation_consolidation",
+                "memory_management",
+                "name"
+            ]),
+            "{json}"
+        );
+        assert_eq!(
+            json["allowed_values"],
+            json!({
+                "action": json["allowed_actions"],
+                "prompt_type": json["allowed_prompt_types"]
+            })
+        );
+    }
+    // A string discriminator's values come from the action set.
+    let e = invalid("notes", "[1,");
+    assert_eq!(
+        e.to_json()["allowed_actions"],
+        json!(["add", "list", "remove"])
+    );
+    // The shared function keeps what an error already says.
+    let registry = all_tools();
+    let schema = registry.get("notes").unwrap().schema();
+    let e = schema.with_allowed_values(
+        ToolError::validation("custom").with_field("allowed_actions", json!(["add"])),
+    );
+    assert_eq!(e.to_json()["allowed_actions"], json!(["add"]));
+    assert_eq!(
+        e.to_json()["allowed_values"],
+        json!({"action": ["add", "list", "remove"]})
+    );
+}
+
+/// Arguments of `edit`: `content` is a plain (not nullable) string in the schema.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[allow(dead_code)]
+struct EditArgs {
+    /// `show` or `replace`.
+    action: String,
+    /// The new text (`replace`).
+    #[serde(default)]
+    content: String,
+}
+
+/// A polymorphic tool whose `replace` action requires `content`.
+struct Edit;
+
+#[async_trait::async_trait]
+impl Tool for Edit {
+    type Input = EditArgs;
+    type Output = Value;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("edit", "Show or replace a text.").actions(tool_core::ActionSet::new(
+            "action",
+            vec![
+                tool_core::ActionSpec::new("show", "Show it.").read_only(true),
+                tool_core::ActionSpec::new("replace", "Replace it.").required("content"),
+            ],
+        ))
+    }
+    async fn call(&self, _: &ToolContext, _: EditArgs) -> Result<Value, ToolError> {
+        Ok(Value::Null)
+    }
+}
+
+// Regression: `"content": null` for an action that requires `content` was answered with two
+// problems, "`content` must be string, got null" and "content is required for update action".
+#[test]
+fn a_null_required_parameter_is_one_problem_saying_it_is_required() {
+    let registry = Registry::builder().register(Edit).build().unwrap();
+    let entry = registry.get("edit").unwrap();
+    let decode = |v: Value| {
+        entry
+            .tool()
+            .decode(&Arguments::from(v), entry.schema())
+            .map(|_| ())
+            .unwrap_err()
+    };
+    let e = decode(json!({"action": "replace", "content": null}));
+    assert_eq!(
+        problems(&e),
+        pairs(&[("/content", "content is required for replace action")])
+    );
+    assert_eq!(
+        e.full_message(),
+        r#"edit(action="replace", content=null): content is required for replace action"#
+    );
+    // A wrong type that is not null is still reported as one.
+    let e = decode(json!({"action": "replace", "content": 5}));
+    assert_eq!(
+        problems(&e),
+        pairs(&[("/content", "`content` must be string, got integer")])
+    );
+}

@@ -207,6 +207,7 @@ pub(crate) fn tool_meta(
         cx.error_spanned_by(l, "the category is empty; name it or remove `category`");
     }
     let toolsets = names(cx, "toolset", &attrs.toolsets);
+    let error_context = names(cx, "error_context parameter", &attrs.error_context);
     let aliases = names(cx, "alias", &attrs.aliases);
     // An alias equal to the tool's name would claim the name twice at registration.
     for a in &attrs.aliases {
@@ -243,6 +244,7 @@ pub(crate) fn tool_meta(
         idempotent: flag(attrs.idempotent),
         open_world: flag(attrs.open_world),
         timeout_ms: attrs.timeout.map(|t| t.millis),
+        error_context,
         register,
         constructor: attrs.constructor.clone(),
     })
@@ -365,6 +367,30 @@ pub(crate) fn actions(
         actions,
         slots,
         serialize,
+    }
+}
+
+/// `error_context(..)` echoes parameters of the tool: a name that is none of them would echo
+/// nothing, ever, so it is a typo. `params` are the tool's parameter names when the macro
+/// knows them (named parameters, or the actions' and the discriminator); with one `args`
+/// type they are not known here and registration checks the names instead.
+pub(crate) fn error_context(cx: &Ctxt, given: &[Named], params: &[&str]) {
+    for n in given {
+        if params.contains(&n.value.as_str()) {
+            continue;
+        }
+        let hint = match crate::ctxt::did_you_mean(&n.value, params) {
+            Some(near) => format!("did you mean `{near}`?"),
+            None if params.is_empty() => "the tool has no parameters".to_owned(),
+            None => format!("the tool's parameters are: {}", params.join(", ")),
+        };
+        cx.error_at(
+            n.span,
+            format!(
+                "`error_context` names `{}`, which is not a parameter of this tool; {hint}",
+                n.value
+            ),
+        );
     }
 }
 

@@ -173,6 +173,7 @@
 //! | `idempotent` | flag | calling again with the same arguments has no further effect |
 //! | `open_world` | flag | the tool reaches an open world (the web) |
 //! | `timeout` | `"30s"`, `"500ms"`, `"2m"`, `"1h"` | the default deadline of one call |
+//! | `error_context(..)` | parameter names | their given values are echoed into every error of the tool — validation, permission and approval errors as well as the tool's own — unless the error already has that field (seed 000's `web` echoes `query_or_url`); each must be a parameter of the tool |
 //! | `register` | `= false` | do not submit the tool to `inventory` (register it explicitly) |
 //! | `constructor` | `path` | an impl's `fn() -> Self` used for registration instead of `Default` |
 //! | `tool_type` | `Ident` | a function's generated struct name instead of `<Name>Tool` |
@@ -248,6 +249,13 @@
 //! #[tool_macros::tool]
 //! fn grep(pattern: String) -> tool_core::ToolResult<String> { Ok(pattern) }
 //! // a tool function must be `async`; add `async` before `fn`
+//! ```
+//!
+//! ```compile_fail
+//! use tool_core::ToolResult;
+//! /// Search the web.
+//! #[tool_macros::tool(error_context(query))] // `error_context` names `query`, which is not a parameter of this tool; did you mean `query_or_url`?
+//! async fn web(query_or_url: String) -> ToolResult<String> { Ok(query_or_url) }
 //! ```
 
 #![deny(missing_docs)]

@@ -33,6 +33,8 @@ pub(crate) struct ToolMeta {
     pub(crate) idempotent: bool,
     pub(crate) open_world: bool,
     pub(crate) timeout_ms: Option<u64>,
+    /// Parameter names echoed into every error (`error_context(..)`).
+    pub(crate) error_context: Vec<String>,
     pub(crate) register: bool,
     pub(crate) constructor: Option<Path>,
 }

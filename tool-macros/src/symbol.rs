@@ -17,6 +17,7 @@ pub(crate) mod tool {
     pub(crate) const IDEMPOTENT: &str = "idempotent";
     pub(crate) const OPEN_WORLD: &str = "open_world";
     pub(crate) const TIMEOUT: &str = "timeout";
+    pub(crate) const ERROR_CONTEXT: &str = "error_context";
     pub(crate) const REGISTER: &str = "register";
     pub(crate) const CONSTRUCTOR: &str = "constructor";
     pub(crate) const TOOL_TYPE: &str = "tool_type";
@@ -39,6 +40,7 @@ pub(crate) mod tool {
         IDEMPOTENT,
         OPEN_WORLD,
         TIMEOUT,
+        ERROR_CONTEXT,
         REGISTER,
         CONSTRUCTOR,
         TOOL_TYPE,

@@ -1031,3 +1031,68 @@ async fn migrating_a_store_with_the_registrys_renames() {
         .unwrap();
     assert!(again.changes.is_empty());
 }
+
+// Regression: in one turn, view system, update system, view system answered the second view
+// from the redundancy cache, as a duplicate of the first, with the value from before the
+// update.
+#[tokio::test]
+async fn view_after_update_in_the_same_turn_shows_the_new_value() {
+    for backend in [Backend::Memory, Backend::Sqlite] {
+        let fx = Fixture::new(backend).await;
+        let session = fx.session();
+        let turn = |id: &str, arguments: Value| ToolCall::new(id, "prompt_manager", arguments);
+
+        let before = session.call(turn("c1", view("system"))).await;
+        assert_eq!(view_result(&before).value, "Original system prompt");
+        let updated = session.call(turn("c2", update("system", "NEW"))).await;
+        assert_eq!(update_result(&updated).new_value, "NEW");
+        let after = session.call(turn("c3", view("system"))).await;
+        assert_eq!(after.duplicate_of, None, "{}", after.to_json());
+        assert_eq!(view_result(&after).value, "NEW");
+        // With no write since, the same view is answered from the last one.
+        let again = session.call(turn("c4", view("system"))).await;
+        assert_eq!(again.duplicate_of.as_deref(), Some("c3"));
+        assert_eq!(view_result(&again).value, "NEW");
+    }
+}
+
+// Regression: the validation error for arguments that are not JSON lacked the allowed lists
+// every other validation error of prompt_manager carries.
+#[tokio::test]
+async fn malformed_json_lists_both_allowed_sets() {
+    let fx = Fixture::new(Backend::Memory).await;
+    let session = fx.session();
+    for text in ["{not json", r#"{"action": "view", "prompt_type": "#] {
+        let out = session
+            .call(ToolCall::new("c", "prompt_manager", text))
+            .await;
+        let json = validation_error(&out);
+        assert!(message(&json).contains("Invalid JSON arguments"), "{json}");
+    }
+}
+
+// Regression: `"content": null` on update was two problems, "`content` must be string, got
+// null" and "content is required for update action"; it is the second alone.
+#[tokio::test]
+async fn a_null_content_is_one_problem() {
+    let fx = Fixture::new(Backend::Memory).await;
+    let out = call(
+        &fx.session(),
+        json!({"action": "update", "prompt_type": "system", "content": null}),
+    )
+    .await;
+    let json = validation_error(&out);
+    assert_eq!(
+        json["problems"],
+        json!([{
+            "path": "/content",
+            "message": "content is required for update action",
+            "expected": "`content` for action `update`"
+        }]),
+        "{json}"
+    );
+    assert_eq!(
+        out.error().unwrap().message(),
+        "content is required for update action"
+    );
+}

@@ -260,6 +260,59 @@ async fn invalid_action_returns_error_with_allowed_values() {
     );
 }
 
+// Regression: seed 000's error shape echoes `query_or_url` in every error of `web`, but the
+// errors the runtime answers with before the tool runs (an invalid action, a permission or
+// approval refusal) lacked it; `#[tool(error_context(query_or_url))]` echoes it now.
+#[tokio::test]
+async fn errors_answered_before_the_tool_runs_echo_query_or_url() {
+    let server = searxng(0).await;
+    let result = call(
+        &session_for(&server),
+        json!({"action": "crawl", "query_or_url": "test"}),
+    )
+    .await;
+    assert_eq!(result["type"], "error", "{result}");
+    assert_eq!(result["error_type"], "validation_error");
+    assert_eq!(
+        result["error"],
+        "web(action=\"crawl\", query_or_url=\"test\"): Invalid action 'crawl'"
+    );
+    assert_eq!(result["query_or_url"], "test", "{result}");
+    assert_eq!(result["allowed_actions"], json!(["search", "fetch"]));
+
+    // A parameter of the other action, a missing permission, a denied approval.
+    let result = call(
+        &session_for(&server),
+        json!({"action": "search", "query_or_url": "rust", "start_index": 5}),
+    )
+    .await;
+    assert_eq!(result["error_type"], "validation_error", "{result}");
+    assert_eq!(result["query_or_url"], "rust", "{result}");
+
+    let no_network = Runtime::builder(registry())
+        .service(Arc::new(config_for(&server)))
+        .build()
+        .session_with(SessionConfig::default().permissions(PermissionSet::EMPTY));
+    let result = search(&no_network, "rust").await;
+    assert_eq!(result["error_type"], "permission_error", "{result}");
+    assert_eq!(result["query_or_url"], "rust", "{result}");
+
+    let gated = Runtime::builder(registry())
+        .service(Arc::new(config_for(&server)))
+        .require_approval("web", None)
+        .build()
+        .session();
+    let result = fetch(&gated, "https://example.com").await;
+    assert_eq!(result["error_type"], "approval_denied", "{result}");
+    assert_eq!(result["query_or_url"], "https://example.com", "{result}");
+
+    // Nothing given, nothing echoed.
+    let result = call(&session_for(&server), json!({"action": "search"})).await;
+    assert_eq!(result["error_type"], "validation_error", "{result}");
+    assert!(result.get("query_or_url").is_none(), "{result}");
+    assert_eq!(server.connection_count(), 0);
+}
+
 #[tokio::test]
 async fn consistent_type_field_in_all_responses() {
     let server = TestServer::start(|req| match req.target.as_str() {

@@ -5,8 +5,6 @@
 //! [`rejected`] and [`rejected_import`] make an outcome for a call that was refused before it
 //! ran (import problems), so every call a provider sent gets an answer in the same shape.
 
-use std::time::Duration;
-
 use serde_json::{Map, Value, json};
 
 use super::Format;
@@ -114,34 +112,31 @@ pub fn render_result(
 
 /// An outcome for a call refused before it ran, answered with `error`.
 pub fn rejected(call: &ToolCall, error: ToolError) -> CallOutcome {
-    CallOutcome {
-        call_id: call.id.clone(),
-        activity_id: String::new(),
-        tool: call.name.clone(),
-        result: Err(error),
-        duplicate_of: None,
-        elapsed: Duration::ZERO,
-    }
+    CallOutcome::rejected(call.id.clone(), call.name.clone(), error)
 }
 
 /// An outcome for a message the importer could not read as a call: the error's call id (or
 /// a generated one) and tool name (or `"unknown"`).
 pub fn rejected_import(error: &ImportError) -> CallOutcome {
-    CallOutcome {
-        call_id: error.call_id().map_or_else(generate_id, str::to_owned),
-        activity_id: String::new(),
-        tool: error.tool().unwrap_or("unknown").to_owned(),
-        result: Err(error.to_tool_error()),
-        duplicate_of: None,
-        elapsed: Duration::ZERO,
-    }
+    CallOutcome::rejected(
+        error.call_id().map_or_else(generate_id, str::to_owned),
+        error.tool().unwrap_or("unknown"),
+        error.to_tool_error(),
+    )
 }
 
-/// Runs an imported call: answered with [`Imported::error`] when the import found problems,
-/// else through [`Session::call`].
+/// Runs an imported call: answered with [`Imported::error`] when the import found problems
+/// (with the tool's allowed values, as every validation error of it has), else through
+/// [`Session::call`].
 pub async fn dispatch(session: &Session, imported: Imported) -> CallOutcome {
     match imported.error() {
-        Some(error) => rejected(&imported.call, error),
+        Some(error) => {
+            let error = match session.runtime().registry().get(&imported.call.name) {
+                Some(entry) => entry.schema().with_allowed_values(error),
+                None => error,
+            };
+            rejected(&imported.call, error)
+        }
         None => session.call(imported.call).await,
     }
 }

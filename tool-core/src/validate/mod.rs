@@ -7,7 +7,13 @@
 //! no constraint serde cannot check, the input is valid and no tree is built. Otherwise the
 //! slow path parses the arguments, runs the JSON Schema validator collecting every error, adds
 //! the per-action rules of a polymorphic tool, and turns the lot into one
-//! [`ToolError`] of kind `validation_error`.
+//! [`ToolError`] of kind `validation_error`. Every validation error of a tool, malformed JSON
+//! and oversize arguments included, carries the tool's allowed values
+//! ([`CompiledSchema::with_allowed_values`]).
+//!
+//! JSON Schema counts `5.0` as an integer and serde does not, so arguments that pass
+//! validation may still fail the typed decode (Gemini sends every number as a float). The
+//! slow path then reads the floats with no fraction as integers and decodes once more.
 
 mod example;
 mod nearest;
@@ -127,6 +133,18 @@ impl CompiledSchema {
                     Err(e)
                 }
             })
+            .or_else(|e| {
+                // JSON Schema counts `5.0` as an integer, serde does not: a model (Gemini
+                // sends every number as a float) that wrote `5.0` for a `u32` passed
+                // validation, so the floats with no fraction are read as integers, once
+                // (what still does not fit is then what the error names).
+                let mut whole = value.clone();
+                if integral_floats_to_integers(&mut whole) {
+                    T::deserialize(&whole)
+                } else {
+                    Err(e)
+                }
+            })
             .map_err(|e| {
                 self.error(
                     &value,
@@ -183,7 +201,20 @@ impl CompiledSchema {
         let mut out = Vec::new();
         let mut extra = 0;
         let mut scratch = Vec::new();
+        // A `null` for a parameter the chosen action requires is reported once, as missing
+        // (by the action rules below), not also as a `null` of the wrong type.
+        let null_required = self
+            .spec_actions
+            .as_ref()
+            .map(|a| problems::null_required_paths(a, value))
+            .unwrap_or_default();
         for err in self.validator.iter_errors(value) {
+            if null_required
+                .iter()
+                .any(|p| p == err.instance_path().as_str())
+            {
+                continue;
+            }
             if out.len() < MAX_PROBLEMS {
                 problems::push_problem(&self.schema, &err, &mut out);
             } else {
@@ -213,20 +244,8 @@ impl CompiledSchema {
     fn build_error(&self, value: &Value, problems: Vec<Problem>, total: usize) -> ToolError {
         let signature = signature_of(&self.tool, Some(value));
         let message = problems::summary(&problems, total);
-        let mut err = ToolError::validation(message).with_signature(signature);
-        let mut allowed_values = serde_json::Map::new();
-        for (field, values) in &self.enums {
-            allowed_values.insert(field.clone(), Value::Array(values.clone()));
-        }
-        for (field, values) in &self.enums {
-            err = err.with_field(
-                format!("allowed_{}", plural(field)),
-                Value::Array(values.clone()),
-            );
-        }
-        if !allowed_values.is_empty() {
-            err = err.with_field("allowed_values", Value::Object(allowed_values));
-        }
+        let mut err =
+            self.with_allowed_values(ToolError::validation(message).with_signature(signature));
         let action = self
             .spec_actions
             .as_ref()
@@ -258,13 +277,14 @@ impl CompiledSchema {
         )
         .expected("a JSON object");
         let example = example_call(&self.spec, None);
-        ToolError::validation(format!("Invalid JSON arguments: {e}"))
+        let err = ToolError::validation(format!("Invalid JSON arguments: {e}"))
             .with_signature(format!("{}(…)", self.tool))
             .with_problems(vec![problem])
             .with_field("example", example.clone())
             .with_suggestion(format!(
                 "Send the arguments as one JSON object. Example: {example}"
-            ))
+            ));
+        self.with_allowed_values(err)
     }
 
     fn too_large(&self, len: usize) -> ToolError {
@@ -273,14 +293,39 @@ impl CompiledSchema {
         let problem = Problem::new("", message.clone())
             .expected(format!("at most {MAX_ARGUMENTS_BYTES} bytes of JSON"));
         let example = example_call(&self.spec, None);
-        ToolError::validation(message)
+        let err = ToolError::validation(message)
             .with_signature(format!("{}(…)", self.tool))
             .with_problems(vec![problem])
             .with_field("example", example.clone())
             .with_suggestion(format!(
                 "Send less data in one call, or split the work into several calls. \
                  Example: {example}"
-            ))
+            ));
+        self.with_allowed_values(err)
+    }
+
+    /// Adds what every validation error of this tool carries: for each top-level parameter
+    /// that is a closed set of strings (the discriminator of a polymorphic tool included),
+    /// `allowed_<field>s` (`allowed_actions`, `allowed_prompt_types`), and all of them again
+    /// as `allowed_values` (`{"action": [...], "prompt_type": [...]}`), in schema order.
+    /// Fields the error already has are kept.
+    ///
+    /// The runtime's validation errors have them; a host or tool that builds a validation
+    /// error of its own for this tool (an import problem, a rule the schema cannot say) adds
+    /// them with this.
+    pub fn with_allowed_values(&self, mut err: ToolError) -> ToolError {
+        let mut allowed_values = serde_json::Map::new();
+        for (field, values) in &self.enums {
+            let key = format!("allowed_{}", plural(field));
+            if !err.fields().contains_key(&key) {
+                err = err.with_field(key, Value::Array(values.clone()));
+            }
+            allowed_values.insert(field.clone(), Value::Array(values.clone()));
+        }
+        if !allowed_values.is_empty() && !err.fields().contains_key("allowed_values") {
+            err = err.with_field("allowed_values", Value::Object(allowed_values));
+        }
+        err
     }
 }
 
@@ -296,6 +341,41 @@ fn plural(field: &str) -> String {
         format!("{field}es")
     } else {
         format!("{field}s")
+    }
+}
+
+/// Turns every float with no fractional part that fits 64 bits (`5.0`, `-2.0`) into the
+/// integer it stands for, anywhere in `value`; says whether it changed anything.
+fn integral_floats_to_integers(value: &mut Value) -> bool {
+    match value {
+        Value::Number(n) if n.is_f64() => match n.as_f64().and_then(integer_of) {
+            Some(i) => {
+                *n = i;
+                true
+            }
+            None => false,
+        },
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |changed, v| integral_floats_to_integers(v) | changed),
+        Value::Object(members) => members
+            .values_mut()
+            .fold(false, |changed, v| integral_floats_to_integers(v) | changed),
+        _ => false,
+    }
+}
+
+/// The integer a float with no fraction stands for, when it fits an `i64` or a `u64`.
+fn integer_of(f: f64) -> Option<serde_json::Number> {
+    if !f.is_finite() || f.fract() != 0.0 {
+        return None;
+    }
+    if (0.0..18_446_744_073_709_551_616.0).contains(&f) {
+        Some((f as u64).into())
+    } else if (-9_223_372_036_854_775_808.0..0.0).contains(&f) {
+        Some((f as i64).into())
+    } else {
+        None
     }
 }
 

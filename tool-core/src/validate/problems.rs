@@ -457,6 +457,24 @@ pub(super) fn action_problems(actions: &ActionSet, value: &Value, out: &mut Vec<
     }
 }
 
+/// The JSON pointers of the parameters the chosen action requires that are given as `null`
+/// (answered as missing by [`action_problems`]).
+pub(super) fn null_required_paths(actions: &ActionSet, value: &Value) -> Vec<String> {
+    let action = value
+        .get(actions.field.as_ref())
+        .and_then(Value::as_str)
+        .and_then(|name| actions.get(name));
+    let Some(action) = action else {
+        return Vec::new();
+    };
+    action
+        .required
+        .iter()
+        .filter(|req| value.get(req.as_ref()).is_some_and(Value::is_null))
+        .map(|req| format!("/{}", escape(req)))
+        .collect()
+}
+
 /// One line for the error message: the single problem, or a count and a list. `total` counts
 /// the problems left off the list too.
 pub(super) fn summary(problems: &[Problem], total: usize) -> String {

@@ -69,6 +69,10 @@ fn tool_fn(args: TokenStream, mut item: ItemFn) -> TokenStream {
     }
     let sig = ast::signature(&cx, &mut item.sig, Place::Function);
     check::params(&cx, &sig.params().cloned().collect::<Vec<_>>());
+    if sig.args_type().is_none() {
+        let names: Vec<&str> = sig.params().map(|p| p.name.as_str()).collect();
+        check::error_context(&cx, &attrs.error_context, &names);
+    }
     let doc = attr::docs(&item.attrs);
     let ident = item.sig.ident.clone();
     let meta = check::tool_meta(
@@ -128,6 +132,20 @@ fn tool_impl(args: TokenStream, mut item: ItemImpl) -> TokenStream {
         }
         _ => None,
     };
+    // The parameters `error_context` may name, when they are known here.
+    match (&form, &model) {
+        (Some(ImplForm::Call(sig)), _) if sig.args_type().is_none() => {
+            let names: Vec<&str> = sig.params().map(|p| p.name.as_str()).collect();
+            check::error_context(&cx, &attrs.error_context, &names);
+        }
+        (Some(ImplForm::Actions(_)), Some(model)) => {
+            let names: Vec<&str> = std::iter::once(model.tag.as_str())
+                .chain(model.slots.iter().map(|s| s.name.as_str()))
+                .collect();
+            check::error_context(&cx, &attrs.error_context, &names);
+        }
+        _ => {}
+    }
     let checked = cx.check();
     let Some(meta) = meta.filter(|_| checked.is_ok()) else {
         let err = checked

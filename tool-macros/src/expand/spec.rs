@@ -55,6 +55,9 @@ pub(super) fn builder(m: &ToolMeta) -> TokenStream {
     if let Some(ms) = m.timeout_ms {
         calls.push(quote!(.timeout(::core::time::Duration::from_millis(#ms))));
     }
+    for p in &m.error_context {
+        calls.push(quote!(.error_context(#p)));
+    }
     quote!(#krate::ToolSpec::new(#name, #description) #(#calls)*)
 }
 

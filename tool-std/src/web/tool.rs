@@ -8,8 +8,10 @@
 //!
 //! Every answer carries `type`; failures are tool errors (`type: "error"`) whose `error_type`
 //! follows [`WebError::kind`] (`user_error`, `security_error`, `timeout`, `rate_limited`,
-//! `system_error`) and which echo `query_or_url`, as seed 000's error responses do. Validation
-//! errors (an unknown action, an empty `query_or_url`) also list `allowed_actions`.
+//! `system_error`) and which echo `query_or_url`, as seed 000's error responses do: the tool's
+//! `error_context(query_or_url)` has the runtime echo it into the errors it answers with
+//! before the tool runs, too. Validation errors (an unknown action, an empty `query_or_url`)
+//! also list `allowed_actions`.
 //!
 //! The old tools' names, `web_search`, `web_fetch`, `WebSearchTool`, `WebFetchTool` and
 //! `WebTool`, are aliases that still resolve to `web` (seed 000's migration).
@@ -76,6 +78,9 @@ pub struct WebTool;
     // Longer than the fetch and search totals (60 s), so their own, more precise timeout
     // errors are the ones the model sees.
     timeout = "75s",
+    // Every error echoes the query or URL, those the runtime answers with before the tool
+    // runs (an invalid action, a missing permission) included, as seed 000's errors do.
+    error_context(query_or_url),
     aliases(web_search, web_fetch, WebSearchTool, WebFetchTool, WebTool)
 )]
 impl WebTool {

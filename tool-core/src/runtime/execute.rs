@@ -1,0 +1,361 @@
+//! The end of a call's path: the approval gate, the run under a deadline, and the activity
+//! records and events of every answer, refused or not.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::dedupe::DedupeKey;
+use super::{ApprovalDecision, ApprovalRequest, Session, SharedResult};
+use crate::activity::{ActivityRecord, ActivityStatus, ActivityUpdate};
+use crate::call::{Arguments, ToolCall, signature_of_arguments};
+use crate::context::ToolContext;
+use crate::error::{ErrorKind, ToolError};
+use crate::events::{Event, EventData, EventKind};
+use crate::registry::ToolEntry;
+use crate::spec::ToolSpec;
+use crate::validate::MAX_ARGUMENTS_BYTES;
+
+/// A validated call that passed the redundancy check, ready for the approval gate.
+pub(super) struct Prepared<'a> {
+    pub(super) call: &'a ToolCall,
+    pub(super) activity_id: &'a str,
+    pub(super) entry: &'a Arc<ToolEntry>,
+    /// The chosen action of a polymorphic tool.
+    pub(super) action: Option<String>,
+    pub(super) arguments: &'a Arguments,
+    /// For a call that writes (not read-only) while the redundancy check is on, its key:
+    /// once it has run, the turn forgets every other call.
+    pub(super) writes: Option<DedupeKey>,
+}
+
+impl Session {
+    /// Answers a call of a known tool refused before it ran: [`Session::reject`] with the
+    /// tool's [`error_context`](field@ToolSpec::error_context) added.
+    pub(super) async fn refuse(
+        &self,
+        activity_id: &str,
+        spec: &ToolSpec,
+        args: &Arguments,
+        err: ToolError,
+    ) -> SharedResult {
+        let err = with_error_context(err, spec, args);
+        self.reject(activity_id, &spec.name, args, spec.user_facing, err)
+            .await
+    }
+
+    /// Answers a call refused before its tool ran (unknown tool, mode, permission,
+    /// validation, approval, a cancelled session). It still gets an activity record, which
+    /// fails at once, and a START + ERROR pair, so every call's events pair up.
+    pub(super) async fn reject(
+        &self,
+        activity_id: &str,
+        name: &str,
+        args: &Arguments,
+        user_facing: bool,
+        err: ToolError,
+    ) -> SharedResult {
+        let inner = &self.runtime.inner;
+        let input = bounded_input(args);
+        inner
+            .activities
+            .create(ActivityRecord::new(
+                activity_id.to_owned(),
+                name,
+                input.clone(),
+                user_facing,
+            ))
+            .await;
+        inner.events.emit(Event::new(
+            EventKind::ToolCallStart,
+            activity_id.to_owned(),
+            name,
+            EventData::Start { arguments: input },
+        ));
+        let result = Err(err);
+        self.finish(activity_id, name, &result).await;
+        result
+    }
+
+    /// Closes a call's activity and emits its END or ERROR.
+    pub(super) async fn finish(&self, activity_id: &str, tool: &str, result: &SharedResult) {
+        let inner = &self.runtime.inner;
+        match result {
+            Ok(output) => {
+                let value = output.to_value().unwrap_or(Value::Null);
+                let data = match &value {
+                    Value::Object(m) => m.clone(),
+                    other => {
+                        let mut m = Map::new();
+                        m.insert("result".into(), other.clone());
+                        m
+                    }
+                };
+                inner
+                    .activities
+                    .update(
+                        activity_id,
+                        ActivityUpdate::Finish {
+                            status: if output.is_success() {
+                                ActivityStatus::Success
+                            } else {
+                                ActivityStatus::Failure
+                            },
+                            data: Some(data),
+                            error: None,
+                        },
+                    )
+                    .await;
+                inner.events.emit(Event::new(
+                    EventKind::ToolCallEnd,
+                    activity_id,
+                    tool,
+                    EventData::End {
+                        success: output.is_success(),
+                        result: value,
+                    },
+                ));
+            }
+            Err(e) => {
+                inner
+                    .activities
+                    .update(
+                        activity_id,
+                        ActivityUpdate::Finish {
+                            status: ActivityStatus::Failure,
+                            data: None,
+                            error: Some(e.full_message()),
+                        },
+                    )
+                    .await;
+                inner.events.emit(Event::new(
+                    EventKind::Error,
+                    activity_id,
+                    tool,
+                    EventData::Error { error: e.to_json() },
+                ));
+            }
+        }
+    }
+
+    /// The approval gate, then the run: on a task of its own, in a concurrency slot, under a
+    /// deadline, with a cancellation token.
+    pub(super) async fn execute(
+        &self,
+        p: Prepared<'_>,
+        decoded: crate::tool::DecodedInput,
+    ) -> SharedResult {
+        let inner = &self.runtime.inner;
+        let spec = p.entry.spec().clone();
+        let (call, activity_id, arguments) = (p.call, p.activity_id, p.arguments);
+        let action = p.action;
+        let signature = || signature_of_arguments(&spec.name, arguments);
+
+        // Approval gate.
+        let forced = inner.approval_required.iter().any(|(t, a)| {
+            t == spec.name.as_ref() && (a.is_none() || a.as_deref() == action.as_deref())
+        });
+        if spec.needs_approval(action.as_deref()) || forced {
+            let request = ApprovalRequest {
+                call_id: call.id.clone(),
+                tool: spec.name.to_string(),
+                action: action.clone(),
+                arguments: arguments.to_value().unwrap_or(Value::Null),
+                signature: signature(),
+            };
+            if let ApprovalDecision::Deny { reason } = inner.approver.approve(&request).await {
+                let msg = match reason {
+                    Some(r) => format!("the call was not approved: {r}"),
+                    None => "the call was not approved".to_owned(),
+                };
+                let err = ToolError::new(ErrorKind::ApprovalDenied, msg)
+                    .with_suggestion(
+                        "Do not retry the same call; ask the user or take another approach.",
+                    )
+                    .with_signature(request.signature);
+                return self.refuse(activity_id, &spec, arguments, err).await;
+            }
+        }
+
+        // The deadline's timer, made here: making one panics when the tokio runtime has no
+        // time driver, and that is a host's mistake to report, not a tool's panic.
+        let timeout = spec
+            .timeout
+            .unwrap_or(inner.default_timeout)
+            .min(inner.max_timeout);
+        let Ok(timer) = std::panic::catch_unwind(|| tokio::time::sleep(timeout)) else {
+            let err = ToolError::system(
+                "the tokio runtime has no time driver, so the call's deadline cannot be kept; \
+                 the host must build its runtime with `enable_all()` (or `enable_time()`)",
+            )
+            .with_signature(signature());
+            return self.refuse(activity_id, &spec, arguments, err).await;
+        };
+
+        // Activity record and START.
+        let input = bounded_input(arguments);
+        inner
+            .activities
+            .create(ActivityRecord::new(
+                activity_id.to_owned(),
+                spec.name.to_string(),
+                input.clone(),
+                spec.user_facing,
+            ))
+            .await;
+        inner.events.emit(Event::new(
+            EventKind::ToolCallStart,
+            activity_id.to_owned(),
+            spec.name.to_string(),
+            EventData::Start { arguments: input },
+        ));
+
+        // Run on a task of its own (a panic stays there), in a concurrency slot, under a
+        // deadline that starts once the slot is got, with a cancellation token the deadline
+        // and the session both cancel.
+        let cancel = self.cancel.child_token();
+        let mut ctx = ToolContext {
+            call_id: Arc::from(activity_id),
+            tool: Arc::from(spec.name.as_ref()),
+            mode: self.mode,
+            session: self.state.clone(),
+            services: inner.services.clone(),
+            session_services: self.services.clone(),
+            cancel: cancel.clone(),
+            deadline: None,
+            events: inner.events.clone(),
+            activities: inner.activities.clone(),
+        };
+        let tool = p.entry.tool().clone();
+        let limiter = inner.limiter.clone();
+        let task = tokio::spawn(async move {
+            let _permit = limiter.acquire_owned().await;
+            let mut timer = Box::pin(timer);
+            if let Some(at) = tokio::time::Instant::now().checked_add(timeout) {
+                timer.as_mut().reset(at);
+            }
+            ctx.deadline = Instant::now().checked_add(timeout);
+            tokio::select! {
+                // The tool first, as `tokio::time::timeout` polls it: a result that is ready
+                // when the deadline passes still counts.
+                biased;
+                result = tool.invoke(&ctx, decoded) => result,
+                () = &mut timer => {
+                    ctx.cancel.cancel();
+                    Err(ToolError::new(
+                        ErrorKind::Timeout,
+                        format!("the call did not finish within {}", human_duration(timeout)),
+                    )
+                    .with_suggestion(
+                        "Try a smaller request, or raise the tool's timeout if it allows one.",
+                    ))
+                }
+            }
+        });
+        // If this call is dropped (its caller gave up), the tool is stopped too.
+        let guard = AbortOnDrop(task.abort_handle(), cancel.clone());
+        let result: SharedResult = tokio::select! {
+            joined = task => match joined {
+                Ok(r) => r,
+                Err(join) if join.is_panic() => Err(ToolError::system(
+                    "the tool panicked; this is a bug in the tool, not in the call",
+                )),
+                Err(_) => Err(cancelled_error()),
+            },
+            _ = self.cancel.cancelled() => Err(cancelled_error()),
+        };
+        drop(guard);
+        // A write has run (or began to): what the turn answered before may be stale.
+        if let Some(key) = &p.writes {
+            self.invalidate_turn(key, &call.id);
+        }
+        let result = result.map_err(|e| with_error_context(sign(e, signature), &spec, arguments));
+        self.finish(activity_id, &spec.name, &result).await;
+        result
+    }
+}
+
+/// Aborts a tool's task and cancels its token when dropped: when the call is answered (the
+/// task is done by then, or must stop because the session was cancelled) or abandoned.
+struct AbortOnDrop(tokio::task::AbortHandle, CancellationToken);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if !self.0.is_finished() {
+            self.1.cancel();
+            self.0.abort();
+        }
+    }
+}
+
+pub(super) fn cancelled_error() -> ToolError {
+    ToolError::new(ErrorKind::Cancelled, "the call was cancelled")
+}
+
+/// Prefixes an error with the call's signature unless it already has one.
+pub(super) fn sign(err: ToolError, signature: impl FnOnce() -> String) -> ToolError {
+    if err.signature().is_some() {
+        err
+    } else {
+        err.with_signature(signature())
+    }
+}
+
+/// Echoes the given values of the tool's [`error_context`](field@ToolSpec::error_context)
+/// parameters into an error, each unless the error already has that field (a tool's own
+/// value wins) or the call did not give it.
+pub(super) fn with_error_context(err: ToolError, spec: &ToolSpec, args: &Arguments) -> ToolError {
+    if spec.error_context.is_empty() {
+        return err;
+    }
+    let parsed;
+    let value = match args {
+        Arguments::Value(v) => v,
+        Arguments::Text(t) if t.len() <= MAX_ARGUMENTS_BYTES => {
+            match serde_json::from_str::<Value>(t) {
+                Ok(v) => {
+                    parsed = v;
+                    &parsed
+                }
+                Err(_) => return err,
+            }
+        }
+        Arguments::Text(_) => return err,
+    };
+    let mut err = err;
+    for name in &spec.error_context {
+        if err.fields().contains_key(name.as_ref()) {
+            continue;
+        }
+        if let Some(given) = value.get(name.as_ref()).filter(|v| !v.is_null()) {
+            err = err.with_field(name.as_ref(), given.clone());
+        }
+    }
+    err
+}
+
+/// The arguments as an activity record and a START event keep them: the parsed value, the
+/// text when it does not parse, a note when it is over the size limit.
+pub(super) fn bounded_input(arguments: &Arguments) -> Value {
+    match arguments {
+        Arguments::Value(v) => v.clone(),
+        Arguments::Text(t) if t.len() > MAX_ARGUMENTS_BYTES => Value::String(format!(
+            "({} bytes of arguments, over the {MAX_ARGUMENTS_BYTES}-byte limit; not kept)",
+            t.len()
+        )),
+        Arguments::Text(t) if t.trim().is_empty() => Value::Object(Map::new()),
+        Arguments::Text(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
+    }
+}
+
+fn human_duration(d: Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{} ms", d.as_millis())
+    } else if d.subsec_millis() == 0 {
+        format!("{} s", d.as_secs())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}

@@ -1,0 +1,104 @@
+//! [`CallOutcome`]: what a call answers with, and what the host needs to answer the provider.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::error::ToolError;
+use crate::render::ResourcesTracker;
+use crate::tool::AnyOutput;
+
+/// The result of one call, with what the host needs to answer the provider.
+///
+/// The runtime makes them ([`Session::call`](super::Session::call)); a host answering a call
+/// it refused itself (an import problem, say) makes one with [`CallOutcome::rejected`].
+#[derive(Clone)]
+#[non_exhaustive]
+pub struct CallOutcome {
+    /// The provider's call id.
+    pub call_id: String,
+    /// The activity id of this call (empty for a call the runtime never saw).
+    pub activity_id: String,
+    /// The tool's name (alias resolved), or the name as called when unknown.
+    pub tool: String,
+    /// The output or the error.
+    pub result: Result<Arc<dyn AnyOutput>, ToolError>,
+    /// When the redundancy check answered from an earlier identical call, its call id.
+    pub duplicate_of: Option<String>,
+    /// How long the call took.
+    pub elapsed: Duration,
+}
+
+impl std::fmt::Debug for CallOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOutcome")
+            .field("call_id", &self.call_id)
+            .field("tool", &self.tool)
+            .field("result", &self.to_json())
+            .field("duplicate_of", &self.duplicate_of)
+            .finish()
+    }
+}
+
+impl CallOutcome {
+    /// An outcome for a call refused before it ran, answered with `error`: no activity, no
+    /// time spent.
+    ///
+    /// ```
+    /// use tool_core::{CallOutcome, ToolError};
+    /// let out = CallOutcome::rejected("call_1", "web", ToolError::validation("bad call"));
+    /// assert!(!out.is_success());
+    /// assert_eq!(out.to_json()["error_type"], "validation_error");
+    /// ```
+    pub fn rejected(
+        call_id: impl Into<String>,
+        tool: impl Into<String>,
+        error: ToolError,
+    ) -> CallOutcome {
+        CallOutcome {
+            call_id: call_id.into(),
+            activity_id: String::new(),
+            tool: tool.into(),
+            result: Err(error),
+            duplicate_of: None,
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    /// Whether the call succeeded (and its output reports success).
+    pub fn is_success(&self) -> bool {
+        self.result.as_ref().is_ok_and(|o| o.is_success())
+    }
+
+    /// The error, if it failed.
+    pub fn error(&self) -> Option<&ToolError> {
+        self.result.as_ref().err()
+    }
+
+    /// The structured result: the output's JSON, or the error's.
+    pub fn to_json(&self) -> Value {
+        match &self.result {
+            Ok(o) => o.to_value().unwrap_or_else(|e| e.to_json()),
+            Err(e) => e.to_json(),
+        }
+    }
+
+    /// The status line for an activity list.
+    pub fn status(&self) -> String {
+        match &self.result {
+            Ok(o) => o
+                .status()
+                .unwrap_or_else(|| format!("{} succeeded", self.tool)),
+            Err(e) => format!("{} failed: {}", self.tool, e.message()),
+        }
+    }
+
+    /// The text for the model, de-duplicating resources through `tracker`.
+    pub fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
+        match &self.result {
+            Ok(o) => o.model_text(tracker),
+            Err(e) => e.to_json().to_string(),
+        }
+    }
+}

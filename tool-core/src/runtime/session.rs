@@ -1,0 +1,297 @@
+//! [`Session`]: one conversation, and a call's path up to the redundancy check.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::dedupe::{Admission, TurnCache};
+use super::execute::{Prepared, cancelled_error, sign};
+use super::{CallOutcome, NEXT_ACTIVITY, Runtime, SharedResult};
+use crate::call::{Arguments, ToolCall, signature_of_arguments};
+use crate::context::{Services, SessionState};
+use crate::error::ToolError;
+use crate::registry::ToolEntry;
+use crate::spec::{Mode, PermissionSet};
+use crate::validate::{MAX_ARGUMENTS_BYTES, nearest};
+
+/// One conversation: mode, permissions, turn state. Cheap to clone; clones share state.
+#[derive(Clone)]
+pub struct Session {
+    pub(super) runtime: Runtime,
+    pub(super) mode: Mode,
+    pub(super) permissions: PermissionSet,
+    pub(super) services: Arc<Services>,
+    pub(super) state: Arc<SessionState>,
+    pub(super) turn: Arc<Mutex<TurnCache>>,
+    pub(super) cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session")
+            .field("mode", &self.mode)
+            .field("permissions", &self.permissions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Session {
+    /// The runtime.
+    pub fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    /// The session's mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The session's permissions.
+    pub fn permissions(&self) -> PermissionSet {
+        self.permissions
+    }
+
+    /// The session state (turn counters, session values).
+    pub fn state(&self) -> &SessionState {
+        &self.state
+    }
+
+    /// Ends the current turn: per-turn counters and the redundancy cache reset.
+    pub fn clear_current_turn(&self) {
+        self.state.clear_turn();
+        self.clear_turn();
+    }
+
+    /// Clears all session state, turn included (the turn number moves on by one).
+    pub fn clear_state(&self) {
+        self.clear_turn();
+        self.state.clear_all();
+    }
+
+    /// Cancels every call running in this session; later calls are answered `cancelled`.
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+
+    /// Runs several calls concurrently, answering in the order given.
+    pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<CallOutcome> {
+        let mut set = tokio::task::JoinSet::new();
+        let mut tasks = HashMap::new();
+        let n = calls.len();
+        for (i, call) in calls.into_iter().enumerate() {
+            let s = self.clone();
+            let (id, name) = (call.id.clone(), call.name.clone());
+            let handle = set.spawn(async move { (i, s.call(call).await) });
+            tasks.insert(handle.id(), (i, id, name));
+        }
+        let mut out: Vec<Option<CallOutcome>> = (0..n).map(|_| None).collect();
+        while let Some(joined) = set.join_next_with_id().await {
+            match joined {
+                Ok((_, (i, outcome))) => out[i] = Some(outcome),
+                // `call` does not panic (tools run on tasks of their own), but should it,
+                // the caller still gets one answer per call, in order.
+                Err(e) => {
+                    if let Some((i, call_id, tool)) = tasks.remove(&e.id()) {
+                        out[i] = Some(CallOutcome::rejected(
+                            call_id,
+                            tool,
+                            ToolError::system("the call failed inside the runtime"),
+                        ));
+                    }
+                }
+            }
+        }
+        out.into_iter().flatten().collect()
+    }
+
+    /// Runs one call through the whole path and answers with its outcome; never panics,
+    /// every failure is a [`ToolError`] in the outcome.
+    ///
+    /// Call it inside a tokio runtime with the time driver on (`enable_all()`, or
+    /// `enable_time()`; `#[tokio::main]` and `#[tokio::test]` have it): every call runs under
+    /// a deadline. Without the driver the call does not run, and is answered with a
+    /// `system_error` that says so (tokio's own panic message is caught on the way, so it is
+    /// printed by the panic hook; a build with `panic = "abort"` aborts there instead).
+    pub async fn call(&self, call: ToolCall) -> CallOutcome {
+        let started = Instant::now();
+        // Activity ids are unique in the process, not only in this runtime: runtimes may
+        // share one activity store.
+        let activity_id = format!("act_{}", NEXT_ACTIVITY.fetch_add(1, Ordering::Relaxed));
+        let mut outcome = CallOutcome::rejected(
+            call.id.clone(),
+            call.name.clone(),
+            ToolError::system("not run"),
+        );
+        outcome.activity_id = activity_id;
+        let result = self.run(&call, &mut outcome).await;
+        outcome.result = result;
+        outcome.elapsed = started.elapsed();
+        outcome
+    }
+
+    async fn run(&self, call: &ToolCall, outcome: &mut CallOutcome) -> SharedResult {
+        let inner = &self.runtime.inner;
+        let Some(entry) = self.lookup(&call.name) else {
+            let err = self.unknown_tool(call);
+            return self
+                .reject(
+                    &outcome.activity_id,
+                    &call.name,
+                    &call.arguments,
+                    false,
+                    err,
+                )
+                .await;
+        };
+        let entry = entry.clone();
+        let spec = entry.spec().clone();
+        outcome.tool = spec.name.to_string();
+
+        // A polymorphic tool's action decides permissions and approval, so its arguments are
+        // parsed once up front (unless they are over the size limit, which validation
+        // refuses unread); plain tools keep the text for the fast decode.
+        let mut arguments = call.arguments.clone();
+        let mut action: Option<String> = None;
+        if let Some(set) = &spec.actions {
+            if let Arguments::Text(t) = &arguments
+                && t.len() <= MAX_ARGUMENTS_BYTES
+                && let Ok(v) =
+                    serde_json::from_str::<Value>(if t.trim().is_empty() { "{}" } else { t })
+            {
+                arguments = Arguments::Value(v);
+            }
+            if let Arguments::Value(v) = &arguments {
+                action = v
+                    .get(set.field.as_ref())
+                    .and_then(Value::as_str)
+                    .filter(|a| set.get(a).is_some())
+                    .map(str::to_owned);
+            }
+        }
+        let signature = || signature_of_arguments(&spec.name, &arguments);
+
+        // A cancelled session runs nothing more.
+        if self.cancel.is_cancelled() {
+            let err = cancelled_error().with_signature(signature());
+            return self
+                .refuse(&outcome.activity_id, &spec, &arguments, err)
+                .await;
+        }
+
+        // Permissions: the tool's, then the chosen action's.
+        let needed = spec.required_permissions(action.as_deref());
+        let missing = self.permissions.missing(&needed);
+        if !missing.is_empty() {
+            let names: Vec<&str> = missing.iter().map(|p| p.as_str()).collect();
+            let whose = match &action {
+                Some(a) if self.permissions.contains_all(&spec.permissions) => {
+                    format!("action `{a}`")
+                }
+                _ => "this tool".to_owned(),
+            };
+            let err = ToolError::permission(format!(
+                "this session's role lacks the permission(s) {} that {whose} needs",
+                names.join(", "),
+            ))
+            .with_field("missing_permissions", names)
+            .with_signature(signature());
+            return self
+                .refuse(&outcome.activity_id, &spec, &arguments, err)
+                .await;
+        }
+
+        // Validation.
+        let decoded = match entry.tool().decode(&arguments, entry.schema()) {
+            Ok(d) => d,
+            Err(e) => {
+                let e = sign(e, signature);
+                return self
+                    .refuse(&outcome.activity_id, &spec, &arguments, e)
+                    .await;
+            }
+        };
+
+        // Redundancy check (see the module docs): the same call twice in one turn runs once.
+        let key = inner
+            .dedupe
+            .then(|| (spec.name.to_string(), arguments.to_json_text()));
+        let publish = match &key {
+            None => None,
+            Some(key) => match self.admit(key.clone(), &call.id) {
+                Admission::Duplicate { first_id, mut slot } => {
+                    outcome.duplicate_of = Some(first_id);
+                    return self
+                        .answer_duplicate(outcome, &spec, &arguments, &mut slot)
+                        .await;
+                }
+                Admission::First(tx) => Some(tx),
+                Admission::Untracked => None,
+            },
+        };
+        let writes = key.filter(|_| !spec.is_read_only(action.as_deref()));
+        let result = self
+            .execute(
+                Prepared {
+                    call,
+                    activity_id: &outcome.activity_id,
+                    entry: &entry,
+                    action,
+                    arguments: &arguments,
+                    writes,
+                },
+                decoded,
+            )
+            .await;
+        if let Some(tx) = publish {
+            tx.send_replace(Some(result.clone()));
+        }
+        result
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Arc<ToolEntry>> {
+        self.runtime
+            .inner
+            .registry
+            .get(name)
+            .filter(|e| e.spec().supports_mode(self.mode))
+    }
+
+    fn unknown_tool(&self, call: &ToolCall) -> ToolError {
+        let registry = &self.runtime.inner.registry;
+        let available = registry.names_in_mode(self.mode);
+        if let Some(e) = registry.get(&call.name) {
+            return ToolError::permission(format!(
+                "tool `{}` is not available in mode `{}`",
+                e.name(),
+                self.mode
+            ))
+            .with_field("available_tools", available.clone())
+            .with_signature(call.signature());
+        }
+        let aliases: Vec<&str> = registry
+            .iter()
+            .filter(|e| e.spec().supports_mode(self.mode))
+            .flat_map(|e| e.spec().aliases.iter().map(|a| a.as_ref()))
+            .collect();
+        let near = nearest(
+            &call.name,
+            available.iter().copied().chain(aliases.iter().copied()),
+        )
+        .map(|n| registry.get(n).map_or(n, |e| e.name()));
+        let mut err = ToolError::not_found(format!("Unknown tool '{}'", call.name))
+            .with_field("available_tools", available.clone())
+            .with_signature(call.signature());
+        let list = available.join(", ");
+        err = match near {
+            Some(n) => err
+                .with_field("did_you_mean", n)
+                .with_suggestion(format!("Did you mean `{n}`? Tools available: {list}")),
+            None => err.with_suggestion(format!("Tools available: {list}")),
+        };
+        err
+    }
+}
