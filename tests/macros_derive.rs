@@ -314,3 +314,85 @@ fn crate_path_override() {
     let Direct::Go { speed } = d;
     assert_eq!(speed, 3);
 }
+
+/// Notes, addressed by id in every action.
+#[derive(Action, Debug, PartialEq)]
+enum NoteOp {
+    /// Show a note.
+    Show {
+        /// The note's id, as listed
+        /// by `list`.
+        ///
+        /// Ids are case-sensitive.
+        id: String,
+        /// What to show:
+        /// - `text`
+        /// - `meta`
+        part: Option<String>,
+    },
+    /// Rename a note.
+    Rename { id: String, title: String },
+}
+
+#[test]
+fn a_parameter_every_action_requires_is_required_at_the_root() {
+    let schema = toolsmith::schema::input_schema_for::<NoteOp>();
+    assert_eq!(schema["required"], json!(["action", "id"]));
+    // The root `required` says it; the description needs no note. Its doc comment's lines
+    // are joined per paragraph, like an action's description; a list keeps its lines.
+    assert_eq!(
+        schema["properties"]["id"]["description"],
+        "The note's id, as listed by `list`.\n\nIds are case-sensitive."
+    );
+    assert_eq!(
+        schema["properties"]["part"]["description"],
+        "What to show:\n- `text`\n- `meta` (only for the `show` action)"
+    );
+    assert_eq!(
+        schema["properties"]["title"]["description"],
+        "Required for the `rename` action."
+    );
+}
+
+/// Work with notes.
+#[tool(name = "notes", register = false, read_only)]
+async fn notes(args: NoteOp) -> ToolResult<Value> {
+    Ok(json!({"action": args.action_name()}))
+}
+
+#[tokio::test]
+async fn a_root_required_parameter_is_reported_once_for_the_action() {
+    let registry = Registry::builder().register(NotesTool).build().unwrap();
+    let s = Runtime::builder(registry).build().session();
+    let out = s
+        .call(ToolCall::new(
+            "1",
+            "notes",
+            r#"{"action": "rename", "title": "t"}"#,
+        ))
+        .await;
+    let err = out.error().expect("id is missing");
+    assert_eq!(err.message(), "id is required for rename action");
+    let problems = out.to_json()["problems"].clone();
+    assert_eq!(
+        problems,
+        json!([{
+            "path": "/id",
+            "message": "id is required for rename action",
+            "expected": "`id` for action `rename`"
+        }]),
+        "{out:?}"
+    );
+    // Without an action only the action is reported, as before.
+    let out = s.call(ToolCall::new("2", "notes", r#"{}"#)).await.to_json();
+    assert_eq!(out["problems"].as_array().map(Vec::len), Some(1), "{out}");
+    assert_eq!(out["problems"][0]["path"], "/action", "{out}");
+    let out = s
+        .call(ToolCall::new(
+            "3",
+            "notes",
+            r#"{"action": "show", "id": "a"}"#,
+        ))
+        .await;
+    assert!(out.is_success());
+}

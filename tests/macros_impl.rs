@@ -127,7 +127,8 @@ impl Files {
         &self,
         /// The directory.
         dir: String,
-        /// How many names at most.
+        /// How many names
+        /// at most.
         #[param(default = 2usize)]
         limit: usize,
     ) -> ToolResult<Listing> {
@@ -172,6 +173,7 @@ async fn polymorphic_impl_schema() {
                     "description": "The action to perform, one of:\n- `list` (dir, [limit]): List the files of a directory.\n- `show` (path, [format]): Show one file."
                 },
                 "dir": {"type": "string", "description": "The directory (required for the `list` action)."},
+                // A doc comment's lines are joined, as for an action's description.
                 "limit": {
                     "type": "integer",
                     "format": "uint",
@@ -196,8 +198,12 @@ async fn polymorphic_impl_schema() {
     assert_eq!(set.names().collect::<Vec<_>>(), ["list", "show"]);
     assert!(set.get("list").unwrap().read_only);
     assert!(set.get("show").unwrap().requires_approval);
-    // Two output types: the output schema is their union, so no single object schema.
-    assert!(spec.output_schema.is_none());
+    // Two output types: the output schema is their union; both are objects, so the union
+    // is an object schema too.
+    let out = spec.output_schema.as_deref().expect("a union of objects");
+    assert_eq!(out["type"], "object");
+    assert_eq!(out["anyOf"].as_array().map(Vec::len), Some(2));
+    assert_eq!(out["anyOf"][0]["properties"]["names"]["type"], "array");
 }
 
 #[tokio::test]

@@ -114,15 +114,13 @@ mod tests {
             ],
         );
         let v = schema.to_value();
-        assert_eq!(
-            v["properties"]["kind"]["description"],
-            "Required for every action."
-        );
+        // Required by every action: required at the root, with no note in its description.
+        assert_eq!(v["properties"]["kind"].get("description"), None);
         assert_eq!(
             v["properties"]["content"]["description"],
             "New value (required for the `update` action)."
         );
-        assert_eq!(v["required"], serde_json::json!(["action"]));
+        assert_eq!(v["required"], serde_json::json!(["action", "kind"]));
         assert_eq!(
             v["properties"]["action"]["description"],
             "The action to perform, one of:\n- `view` (kind): View.\n- `update` (kind, content): Update."

@@ -43,6 +43,70 @@ pub fn output_schema_for<T: JsonSchema>() -> Value {
     schema
 }
 
+/// The output schema as an object schema, when every value it allows is an object: a root
+/// `type: object`, or a root `oneOf`/`anyOf` whose branches (local `$ref`s resolved, nested
+/// `oneOf`/`anyOf` followed) are all object schemas, which gets `"type": "object"` added at
+/// the root (a tagged enum's schema). `None` otherwise: MCP's `outputSchema` must be an object.
+///
+/// ```
+/// use serde_json::json;
+/// let tagged = json!({"oneOf": [
+///     {"type": "object", "properties": {"kind": {"const": "a"}}},
+///     {"$ref": "#/$defs/B"}
+/// ], "$defs": {"B": {"type": "object"}}});
+/// let out = tool_core::schema::object_output_schema(tagged).unwrap();
+/// assert_eq!(out["type"], "object");
+/// assert_eq!(tool_core::schema::object_output_schema(json!({"type": "string"})), None);
+/// ```
+pub fn object_output_schema(mut schema: Value) -> Option<Value> {
+    if is_type_object(&schema) {
+        return Some(schema);
+    }
+    let union = ["oneOf", "anyOf"]
+        .iter()
+        .any(|k| schema.get(*k).is_some_and(|b| all_objects(&schema, b, 0)));
+    let obj = schema.as_object_mut()?;
+    if !union || obj.contains_key("type") {
+        return None;
+    }
+    obj.insert("type".into(), "object".into());
+    Some(schema)
+}
+
+fn is_type_object(node: &Value) -> bool {
+    node.get("type").and_then(Value::as_str) == Some("object")
+}
+
+/// Whether `branches` is a non-empty array of object schemas (see [`object_output_schema`]).
+fn all_objects(root: &Value, branches: &Value, depth: usize) -> bool {
+    let Some(list) = branches.as_array() else {
+        return false;
+    };
+    !list.is_empty() && list.iter().all(|b| is_object_schema(root, b, depth + 1))
+}
+
+fn is_object_schema(root: &Value, node: &Value, depth: usize) -> bool {
+    // Deep enough to follow any real nesting, shallow enough to stop a `$ref` cycle.
+    if depth > 16 {
+        return false;
+    }
+    if let Some(target) = node.get("$ref").and_then(Value::as_str) {
+        let resolved = target
+            .strip_prefix('#')
+            .and_then(|pointer| root.pointer(pointer));
+        return match resolved {
+            Some(r) => is_object_schema(root, r, depth + 1),
+            None => false,
+        };
+    }
+    if let Some(t) = node.get("type") {
+        return t.as_str() == Some("object");
+    }
+    ["oneOf", "anyOf"]
+        .iter()
+        .any(|k| node.get(*k).is_some_and(|b| all_objects(root, b, depth)))
+}
+
 /// Makes a schema canonical for tool input: a root object, closed objects, and closed sets of
 /// strings as a flat `enum`.
 ///

@@ -67,10 +67,12 @@ pub trait Tool: Send + Sync + 'static {
         crate::schema::input_schema_for::<Self::Input>()
     }
 
-    /// The output schema; by default derived from [`Tool::Output`] when it is an object.
+    /// The output schema; by default derived from [`Tool::Output`] when every value of it is
+    /// an object: an object schema, or a `oneOf`/`anyOf` of object schemas (a tagged enum),
+    /// which gets `"type": "object"` at the root (see
+    /// [`object_output_schema`](crate::schema::object_output_schema)).
     fn output_schema(&self) -> Option<Value> {
-        let schema = crate::schema::output_schema_for::<Self::Output>();
-        (schema.get("type").and_then(Value::as_str) == Some("object")).then_some(schema)
+        crate::schema::object_output_schema(crate::schema::output_schema_for::<Self::Output>())
     }
 
     /// Runs the tool.

@@ -721,7 +721,12 @@ async fn a_call_past_its_deadline_times_out_and_is_cancelled() {
     );
     assert!(out.elapsed < Duration::from_secs(5));
 
-    // A call within its deadline is fine.
+    // A call within its deadline is fine (a roomy deadline, so a loaded machine passes).
+    let roomy = Sleepy {
+        timeout: Some(Duration::from_secs(30)),
+        ..Sleepy::default()
+    };
+    let session = session_of(|b| b.register(roomy.clone()));
     let out = session.call(call("c2", "sleepy", json!({"ms": 1}))).await;
     assert_eq!(out.to_json(), json!({"slept_ms": 1}));
 }
@@ -910,11 +915,11 @@ async fn concurrent_calls_answer_in_order_and_respect_the_limit() {
 
 #[tokio::test]
 async fn a_queued_call_does_not_spend_its_deadline_waiting() {
-    // One slot; the first call holds it for 150 ms, the second has a 100 ms deadline but
-    // needs only a few milliseconds once it runs.
+    // One slot; the first call holds it for 1.5 s, the second has a 1 s deadline but needs
+    // only a few milliseconds once it runs.
     let slow = Sleepy::default();
     let quick = Sleepy {
-        timeout: Some(Duration::from_millis(100)),
+        timeout: Some(Duration::from_secs(1)),
         ..Sleepy::default()
     };
     struct Quick(Sleepy);
@@ -923,7 +928,7 @@ async fn a_queued_call_does_not_spend_its_deadline_waiting() {
         type Input = SleepArgs;
         type Output = Value;
         fn spec(&self) -> ToolSpec {
-            ToolSpec::new("quick", "Q.").timeout(Duration::from_millis(100))
+            ToolSpec::new("quick", "Q.").timeout(Duration::from_secs(1))
         }
         async fn call(&self, ctx: &ToolContext, a: SleepArgs) -> Result<Value, ToolError> {
             Tool::call(&self.0, ctx, a).await
@@ -937,7 +942,7 @@ async fn a_queued_call_does_not_spend_its_deadline_waiting() {
     let s = runtime.session();
     let first = {
         let s = s.clone();
-        tokio::spawn(async move { s.call(call("c1", "sleepy", json!({"ms": 150}))).await })
+        tokio::spawn(async move { s.call(call("c1", "sleepy", json!({"ms": 1500}))).await })
     };
     slow.started.notified().await;
     let second = s.call(call("c2", "quick", json!({"ms": 5}))).await;
@@ -1064,12 +1069,14 @@ async fn a_thousand_concurrent_calls_all_finish_with_paired_events() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_abandoned_call_stops_its_tool_and_frees_its_duplicates() {
+    // The deadline is long enough that a loaded machine cannot hit it before the test
+    // abandons the first call, and short enough for the last call to time out quickly.
     let sleepy = Sleepy {
-        timeout: Some(Duration::from_millis(100)),
+        timeout: Some(Duration::from_secs(2)),
         ..Sleepy::default()
     };
     let session = session_of(|b| b.register(sleepy.clone()));
-    let args = json!({"ms": 10_000});
+    let args = json!({"ms": 60_000});
     let (drop_tx, drop_rx) = tokio::sync::oneshot::channel::<()>();
     let first = {
         let (s, args) = (session.clone(), args.clone());
@@ -1104,10 +1111,10 @@ async fn an_abandoned_call_stops_its_tool_and_frees_its_duplicates() {
         json!({
             "type": "error",
             "error_type": "system_error",
-            "error": "sleepy(ms=10000): the identical call `c1` was abandoned before it finished; call again"
+            "error": "sleepy(ms=60000): the identical call `c1` was abandoned before it finished; call again"
         })
     );
-    // The same call again runs afresh (and times out at 100 ms here).
+    // The same call again runs afresh (and times out at 2 s here).
     let again = session.call(call("c3", "sleepy", args)).await;
     assert_eq!(again.duplicate_of, None);
     assert_kind(expect_err(&again), ErrorKind::Timeout);

@@ -65,6 +65,78 @@ fn a_non_object_output_has_no_output_schema() {
     );
 }
 
+/// A tagged enum output: a `oneOf` of objects (one of them by `$ref`).
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Looked {
+    Found { value: String },
+    Missing(Sum),
+}
+impl tool_core::Render for Looked {}
+
+/// A tagged enum with a non-object variant (`#[serde(untagged)]` string).
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+#[serde(untagged)]
+enum Either {
+    Object(Sum),
+    Text(String),
+}
+impl tool_core::Render for Either {}
+
+struct Lookup;
+#[async_trait::async_trait]
+impl Tool for Lookup {
+    type Input = AddArgs;
+    type Output = Looked;
+    fn spec(&self) -> tool_core::ToolSpec {
+        tool_core::ToolSpec::new("lookup", "Look a value up.")
+    }
+    async fn call(&self, _: &ToolContext, a: AddArgs) -> Result<Looked, tool_core::ToolError> {
+        Ok(if a.a > 0 {
+            Looked::Found {
+                value: a.b.to_string(),
+            }
+        } else {
+            Looked::Missing(Sum { sum: 0 })
+        })
+    }
+}
+
+struct Loose;
+#[async_trait::async_trait]
+impl Tool for Loose {
+    type Input = AddArgs;
+    type Output = Either;
+    fn spec(&self) -> tool_core::ToolSpec {
+        tool_core::ToolSpec::new("loose", "Anything.")
+    }
+    async fn call(&self, _: &ToolContext, a: AddArgs) -> Result<Either, tool_core::ToolError> {
+        Ok(if a.a > 0 {
+            Either::Object(Sum { sum: a.a })
+        } else {
+            Either::Text("x".into())
+        })
+    }
+}
+
+#[test]
+fn a_union_of_objects_is_an_object_output_schema() {
+    let out = DynTool::spec(&Lookup)
+        .output_schema
+        .expect("every branch is an object");
+    assert_eq!(out["type"], "object", "{out}");
+    let branches = out["oneOf"].as_array().expect("a oneOf of the variants");
+    assert_eq!(branches.len(), 2, "{out}");
+    assert_eq!(branches[0]["properties"]["type"]["const"], "found", "{out}");
+    // The newtype variant's object is a `$ref` to `$defs`, resolved to check it.
+    assert_eq!(out["$defs"]["Sum"]["type"], "object", "{out}");
+    // A union with a non-object branch still has no output schema.
+    assert_eq!(DynTool::spec(&Loose).output_schema, None);
+    // And the MCP export carries it.
+    let entry = tool_core::provider::mcp::tool(&DynTool::spec(&Lookup)).expect("exports");
+    assert_eq!(entry["outputSchema"]["type"], "object");
+}
+
 #[tokio::test]
 async fn the_typed_tool_runs_directly() {
     let ctx = ToolContext::detached("add", Services::new());

@@ -78,7 +78,7 @@ pub(crate) fn param(cx: &Ctxt, ident: &Ident, ty: &Type, attrs: &[Attribute]) ->
     };
     let doc = match &pa.description {
         Some(d) => d.value(),
-        None => attr::docs(attrs),
+        None => attr::joined_paragraphs(&attr::docs(attrs)),
     };
     Param {
         ident: ident.clone(),

@@ -443,6 +443,27 @@ pub(crate) fn first_paragraph(text: &str) -> String {
         .join(" ")
 }
 
+/// A doc text with each paragraph's lines joined by a space and paragraphs kept apart by a
+/// blank line (a parameter's description, one line per paragraph like an action's). A line
+/// starting a list item (`- `, `* `) keeps its line break.
+pub(crate) fn joined_paragraphs(text: &str) -> String {
+    text.split("\n\n")
+        .map(|para| {
+            let mut out = String::new();
+            for line in para.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                if !out.is_empty() {
+                    let item = line.starts_with("- ") || line.starts_with("* ");
+                    out.push(if item { '\n' } else { ' ' });
+                }
+                out.push_str(line);
+            }
+            out
+        })
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
 /// Whether an attribute is one the macros consume (and strip before emitting the item).
 pub(crate) fn is_ours(attr: &Attribute) -> bool {
     let p = attr.path();

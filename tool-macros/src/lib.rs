@@ -310,7 +310,8 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// action, a missing parameter or a parameter of another action is an error, never a
 /// panic), `JsonSchema` (the canonical flat schema: the discriminator as a string `enum`
 /// whose description lists each action, the union of every action's parameters with their
-/// doc comments and defaults, only the discriminator required at the root) and `Serialize`.
+/// doc comments and defaults, the discriminator and the parameters every action requires
+/// required at the root) and `Serialize`.
 /// A parameter declared by several actions must have one type in all of them.
 ///
 /// For an enum of values it implements `Choice`, `Deserialize`, `Serialize` and `JsonSchema`
@@ -349,7 +350,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// assert_eq!(PromptType::VALUES, ["system", "conversation_consolidation"]);
 /// let schema = tool_core::schema::input_schema_for::<WebAction>();
 /// assert_eq!(schema["properties"]["action"]["enum"], serde_json::json!(["search", "fetch"]));
-/// assert_eq!(schema["required"], serde_json::json!(["action"]));
+/// assert_eq!(schema["required"], serde_json::json!(["action", "query_or_url"]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///

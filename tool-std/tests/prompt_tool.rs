@@ -923,14 +923,14 @@ fn the_input_schema_is_stable() {
                 "prompt_type": {
                     "$ref": "#/$defs/PromptType",
                     "description": "One of: system, conversation_consolidation, \
-                        memory_management, name (required for every action)."
+                        memory_management, name."
                 },
                 "content": {
                     "type": "string",
                     "description": "New value (required for the `update` action)."
                 }
             },
-            "required": ["action"],
+            "required": ["action", "prompt_type"],
             "$defs": {
                 "PromptType": {
                     "type": "string",

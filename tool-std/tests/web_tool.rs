@@ -668,8 +668,7 @@ fn input_schema_snapshot() {
             },
             "query_or_url": {
                 "type": "string",
-                "description": "Search query for 'search' action, or URL for 'fetch' action \
-                    (required for every action)."
+                "description": "Search query for 'search' action, or URL for 'fetch' action."
             },
             "start_index": {
                 "type": "integer",
@@ -680,7 +679,7 @@ fn input_schema_snapshot() {
                     previous answer's `next_start_index` (only for the `fetch` action)."
             }
         },
-        "required": ["action"],
+        "required": ["action", "query_or_url"],
         "additionalProperties": false
     });
     assert_eq!(

@@ -520,6 +520,16 @@ fn list(names: &[&str]) -> String {
     }
 }
 
+/// Whether every action (of at least one) requires the parameter: such a parameter is
+/// required at the root of the flat schema.
+pub(crate) fn required_by_every_action(set: &ActionSet, param: &str) -> bool {
+    !set.actions.is_empty()
+        && set
+            .actions
+            .iter()
+            .all(|a| a.required.iter().any(|r| r == param))
+}
+
 /// What the description of a parameter adds about the actions that use it.
 fn usage(set: &ActionSet, param: &str) -> Option<String> {
     let all = set.actions.len();
@@ -537,7 +547,8 @@ fn usage(set: &ActionSet, param: &str) -> Option<String> {
         .collect();
     let plural = |n: usize| if n == 1 { "action" } else { "actions" };
     if required.len() == all {
-        Some("required for every action".to_owned())
+        // Required at the root: the schema's `required` says so.
+        None
     } else if !required.is_empty() {
         Some(format!(
             "required for the {} {}",
@@ -556,9 +567,9 @@ fn usage(set: &ActionSet, param: &str) -> Option<String> {
 }
 
 /// The canonical flat schema of a polymorphic input: the discriminator as a string enum
-/// whose description lists each action, plus the union of every action's parameters;
-/// only the discriminator is required at the root (each action's own required
-/// parameters are enforced from the [`ActionSet`]).
+/// whose description lists each action, plus the union of every action's parameters. The
+/// root `required` lists the discriminator and the parameters every action requires; each
+/// action's other required parameters are enforced from the [`ActionSet`].
 pub fn flat_schema(set: &ActionSet, params: Vec<ParamSchema>) -> Schema {
     let mut text = String::from("The action to perform, one of:");
     for a in &set.actions {
@@ -583,17 +594,18 @@ pub fn flat_schema(set: &ActionSet, params: Vec<ParamSchema>) -> Schema {
     tag.insert("description".into(), Value::String(text));
     let mut props = Map::new();
     props.insert(set.field.to_string(), Value::Object(tag));
+    let mut required = vec![Value::String(set.field.to_string())];
     for p in params {
+        if required_by_every_action(set, p.name) {
+            required.push(Value::String(p.name.to_owned()));
+        }
         let extra = usage(set, p.name);
         props.insert(p.name.to_owned(), p.into_value(extra));
     }
     let mut obj = Map::new();
     obj.insert("type".into(), "object".into());
     obj.insert("properties".into(), Value::Object(props));
-    obj.insert(
-        "required".into(),
-        Value::Array(vec![Value::String(set.field.to_string())]),
-    );
+    obj.insert("required".into(), Value::Array(required));
     Schema::from(obj)
 }
 

@@ -215,6 +215,13 @@ impl CompiledSchema {
             {
                 continue;
             }
+            // A parameter every action requires is also required at the root of the flat
+            // schema; the action rules below report it, naming the action.
+            if let Some(actions) = &self.spec_actions
+                && problems::is_root_action_param_missing(actions, &err)
+            {
+                continue;
+            }
             if out.len() < MAX_PROBLEMS {
                 problems::push_problem(&self.schema, &err, &mut out);
             } else {

@@ -457,6 +457,21 @@ pub(super) fn action_problems(actions: &ActionSet, value: &Value, out: &mut Vec<
     }
 }
 
+/// Whether a validator error is a missing root parameter other than the discriminator: the
+/// flat schema requires at the root what every action requires, and [`action_problems`]
+/// reports it for the chosen action (or not at all when the action itself is wrong).
+pub(super) fn is_root_action_param_missing(
+    actions: &ActionSet,
+    err: &jsonschema::ValidationError<'_>,
+) -> bool {
+    matches!(
+        err.kind(),
+        jsonschema::error::ValidationErrorKind::Required { property }
+            if err.instance_path().as_str().is_empty()
+                && property.as_str() != Some(actions.field.as_ref())
+    )
+}
+
 /// The JSON pointers of the parameters the chosen action requires that are given as `null`
 /// (answered as missing by [`action_problems`]).
 pub(super) fn null_required_paths(actions: &ActionSet, value: &Value) -> Vec<String> {
