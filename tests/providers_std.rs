@@ -33,22 +33,21 @@
 #[path = "../tool-core/tests/fixtures/mod.rs"]
 mod fixtures;
 
+use fixtures::checks::{self, Input, args, import_in_every_format, one, specs};
+
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use toolsmith::provider::{
-    self, ExportCache, Exported, Format, ImportError, Imported, Importer, RepairKind, anthropic,
-    export, export_all, gemini, mcp, openai, xml,
+    self, ExportCache, Exported, Format, Imported, Importer, RepairKind, export_all, xml,
 };
 use toolsmith::std_tools::prompt::{AgentStore, MemoryAgentStore, PromptContext};
 use toolsmith::std_tools::web::{NetworkPolicy, WebConfig, WebError};
 use toolsmith::{
-    ApprovalDecision, ApprovalRequest, CallOutcome, FnApprover, Registry, ResourcesTracker,
-    Runtime, Session, ToolCall, ToolSpec,
+    ApprovalDecision, ApprovalRequest, CallOutcome, FnApprover, Registry, Runtime, Session,
+    ToolCall,
 };
 
 /// The tools this file knows how to run safely; every other tool stops at the gate.
@@ -66,98 +65,22 @@ fn registry() -> Registry {
     registry
 }
 
-fn specs(registry: &Registry) -> Vec<ToolSpec> {
-    registry.iter().map(|e| (**e.spec()).clone()).collect()
-}
-
 // ---- export ------------------------------------------------------------------------------
 
 /// Exports of a std tool that are expected to fail, as (tool, format). Every other export
 /// must succeed: the standard tools speak every provider's format.
 const EXPECTED_EXPORT_ERRORS: &[(&str, Format)] = &[];
 
-fn meta_errors(schema: &Value) -> Vec<String> {
-    jsonschema::draft202012::meta::validator()
-        .iter_errors(schema)
-        .map(|e| format!("{}: {e}", e.instance_path()))
-        .collect()
-}
-
-/// The schemas an entry holds, by pointer.
-fn schemas_of(format: Format, entry: &Value) -> Vec<(&'static str, &Value)> {
-    let at: &[&'static str] = match format {
-        Format::Json => &["/input_schema", "/output_schema"],
-        Format::Openai | Format::OpenaiStrict => &["/function/parameters"],
-        Format::OpenaiResponses => &["/parameters"],
-        Format::Anthropic => &["/input_schema"],
-        Format::Gemini => &["/parameters"],
-        Format::Mcp => &["/inputSchema", "/outputSchema"],
-        _ => &[],
-    };
-    at.iter()
-        .filter_map(|p| entry.pointer(p).map(|s| (*p, s)))
-        .collect()
-}
-
 #[test]
 fn every_std_tool_in_every_format_is_valid_and_matches_its_snapshot() {
-    let registry = registry();
-    let specs = specs(&registry);
+    let specs = specs(&registry());
     let mut failures: Vec<String> = Vec::new();
-    let mut checked = 0;
-    for &format in Format::ALL {
-        if format == Format::Xml {
-            let block = export_all(&specs, format).expect("xml never fails");
-            let block = block.as_text().expect("xml is text");
-            let tools: Vec<(&str, Option<&str>)> = specs
-                .iter()
-                .map(|s| (s.name.as_ref(), s.category.as_deref()))
-                .collect();
-            for f in fixtures::rules::check_xml(block, &tools) {
-                failures.push(format!("std/xml: {f}"));
-            }
-            if let Err(e) = fixtures::snapshot::compare("std_xml.md", block) {
-                failures.push(e);
-            }
-            checked += specs.len();
-            continue;
-        }
-        let mut snapshot = Map::new();
-        for spec in &specs {
-            checked += 1;
-            let entry = match export(spec, format) {
-                Ok(Exported::Json(v)) => v,
-                Ok(Exported::Text(_)) => unreachable!("json formats give json"),
-                Err(e) => {
-                    assert_eq!(e.tool(), spec.name, "the error names the tool");
-                    assert_eq!(e.format(), format);
-                    if !EXPECTED_EXPORT_ERRORS.contains(&(spec.name.as_ref(), format)) {
-                        failures.push(format!("std/{format}/{}: export failed: {e}", spec.name));
-                    }
-                    snapshot.insert(spec.name.to_string(), json!({"error": e.to_string()}));
-                    continue;
-                }
-            };
-            let rules = fixtures::rules::rules_for(format, &entry)
-                .unwrap_or_else(|| panic!("no rules for {format}"));
-            for f in fixtures::rules::check(rules, &entry) {
-                failures.push(format!("std/{format}/{}: {f}", spec.name));
-            }
-            for (at, schema) in schemas_of(format, &entry) {
-                for f in meta_errors(schema) {
-                    failures.push(format!(
-                        "std/{format}/{}{at}: not a valid 2020-12 schema: {f}",
-                        spec.name
-                    ));
-                }
-            }
-            snapshot.insert(spec.name.to_string(), entry);
-        }
-        let text = serde_json::to_string_pretty(&Value::Object(snapshot)).unwrap() + "\n";
-        if let Err(e) = fixtures::snapshot::compare(&format!("std_{format}.json"), &text) {
-            failures.push(e);
-        }
-    }
+    let checked = checks::check_exports(
+        "std",
+        &specs,
+        |tool, format| EXPECTED_EXPORT_ERRORS.contains(&(tool, format)),
+        &mut failures,
+    );
     assert_eq!(checked, specs.len() * Format::ALL.len());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
@@ -425,15 +348,6 @@ fn samples(registry: &Registry) -> Vec<(ToolCall, Expect)> {
     out
 }
 
-fn args(call: &ToolCall) -> Value {
-    call.arguments.to_value().expect("valid JSON arguments")
-}
-
-fn one(results: Vec<Result<Imported, ImportError>>) -> Imported {
-    assert_eq!(results.len(), 1, "{results:?}");
-    results.into_iter().next().unwrap().expect("imports")
-}
-
 fn check_expected(format: Format, call: &ToolCall, expect: Expect, outcome: &CallOutcome) {
     let v = outcome.to_json();
     let what = format!("{format} {}: {v}", call.signature());
@@ -475,64 +389,7 @@ async fn round_trip(make: fn() -> Registry) -> GateLog {
     }
     let mut checked = 0;
     for (call, expect) in &samples {
-        let encoded: Vec<(Format, Imported, bool)> = vec![
-            (
-                Format::Openai,
-                importer.openai_tool_call(&openai::tool_call(call)).unwrap(),
-                true,
-            ),
-            (
-                Format::OpenaiResponses,
-                importer
-                    .responses_function_call(&openai::responses_function_call(call))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Anthropic,
-                importer
-                    .anthropic_tool_use(&anthropic::tool_use(call))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Gemini,
-                importer
-                    .gemini_function_call(&gemini::function_call(call))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Mcp,
-                importer
-                    .mcp_call(&mcp::call_params(call), Some(&call.id))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Json,
-                one(importer.import(Format::Json, &serde_json::to_string(call).unwrap())),
-                true,
-            ),
-            (
-                Format::Xml,
-                one(importer.xml_calls(&xml::tool_call(call))),
-                false,
-            ),
-        ];
-        for (format, imported, keeps_id) in encoded {
-            assert_eq!(imported.call.name, call.name, "{format}");
-            assert_eq!(args(&imported.call), args(call), "{format}: {}", call.name);
-            if keeps_id {
-                assert_eq!(imported.call.id, call.id, "{format}");
-            } else {
-                assert!(provider::is_generated_id(&imported.call.id), "{format}");
-            }
-            assert!(
-                imported.problems.is_empty(),
-                "{format}: {:?}",
-                imported.problems
-            );
+        for (format, imported) in import_in_every_format(&importer, call) {
             // Every format runs: the redundancy check would answer a repeat from the first.
             sandbox.session.clear_current_turn();
             let outcome = provider::dispatch(&sandbox.session, imported).await;
@@ -697,22 +554,6 @@ async fn calls_under_old_names_import_with_the_tools_schema_and_run() {
 
 // ---- property: import + validation + dispatch never panic and always answer ---------------
 
-/// Answers seen: successes, errors, import errors.
-static SUCCESSES: AtomicUsize = AtomicUsize::new(0);
-static ERRORS: AtomicUsize = AtomicUsize::new(0);
-static IMPORT_ERRORS: AtomicUsize = AtomicUsize::new(0);
-
-/// One generated case: a tool (by name or old name) to aim at and what the model sent.
-#[derive(Debug, Clone)]
-enum Input {
-    /// Arguments as a JSON value (Anthropic input, Gemini args, MCP arguments).
-    Value { tool: usize, args: Value },
-    /// Arguments as JSON text, possibly broken (OpenAI `arguments`).
-    Text { tool: usize, text: String },
-    /// A model message with XML calls.
-    Xml { text: String },
-}
-
 /// The names a model may call (every tool's name and old names), each one's parameters, and
 /// valid arguments of its tool (the round trips' samples) to start mutations from.
 struct World {
@@ -778,53 +619,6 @@ const STD_WORDS: &[&str] = &[
     "rust async runtime",
 ];
 
-fn leaf() -> impl Strategy<Value = Value> {
-    prop_oneof![
-        1 => Just(Value::Null),
-        1 => any::<bool>().prop_map(Value::Bool),
-        1 => any::<i64>().prop_map(Value::from),
-        1 => (-1e6f64..1e6).prop_map(Value::from),
-        1 => Just(json!(5.0)),
-        1 => Just(json!(u64::MAX)),
-        1 => "[a-z0-9 _{}\\[\\]\":,.<>/-]{0,12}".prop_map(Value::String),
-        1 => prop::sample::select(vec![
-            "5",
-            "-3",
-            "1.5",
-            "true",
-            "FALSE",
-            "null",
-            "",
-            " ",
-            "{}",
-            "[]",
-            "{\"a\":1}",
-            "[1,2]",
-            "\"{\\\"x\\\":1}\"",
-            "日本🦀",
-        ])
-        .prop_map(|s| Value::String(s.to_owned())),
-        2 => prop::sample::select(STD_WORDS).prop_map(|s| Value::String(s.to_owned())),
-    ]
-}
-
-fn key(all_params: Vec<String>) -> impl Strategy<Value = String> {
-    prop_oneof![
-        3 => prop::sample::select(all_params),
-        1 => "[a-z_]{1,8}",
-    ]
-}
-
-fn json_value(keys: Vec<String>) -> impl Strategy<Value = Value> {
-    leaf().prop_recursive(3, 16, 4, move |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-            prop::collection::vec((key(keys.clone()), inner), 0..4)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect::<Map<_, _>>())),
-        ]
-    })
-}
-
 /// One change to valid arguments.
 #[derive(Debug, Clone)]
 enum Edit {
@@ -834,7 +628,7 @@ enum Edit {
 
 /// Arguments shaped like the tool's: valid arguments with up to three edits (so a third of
 /// them stay valid and run), or an object whose keys are mostly its parameters, or anything.
-fn args_for(w: &World, keys: Vec<String>) -> impl Strategy<Value = (usize, Value)> {
+fn args_for(w: &World, keys: Vec<String>) -> BoxedStrategy<(usize, Value)> {
     let n = w.names.len();
     let params = w.params.clone();
     let templates = w.templates.clone();
@@ -843,16 +637,10 @@ fn args_for(w: &World, keys: Vec<String>) -> impl Strategy<Value = (usize, Value
         if own.is_empty() {
             own.push("x".to_owned());
         }
-        let entries = prop::collection::vec(
-            (
-                prop_oneof![4 => prop::sample::select(own.clone()), 1 => key(keys.clone())],
-                json_value(keys.clone()),
-            ),
-            0..5,
-        );
+        let entries = checks::object_args(STD_WORDS, own.clone(), keys.clone(), 0..5);
         let edit = prop_oneof![
             1 => any::<prop::sample::Index>().prop_map(Edit::Remove),
-            2 => (prop::sample::select(own.clone()), json_value(keys.clone()))
+            2 => (prop::sample::select(own.clone()), checks::json_value(STD_WORDS, keys.clone()))
                 .prop_map(|(k, v)| Edit::Set(k, v)),
             2 => (prop::sample::select(own.clone()), "[\\PC]{0,40}")
                 .prop_map(|(k, s)| Edit::Set(k, Value::String(s))),
@@ -882,196 +670,32 @@ fn args_for(w: &World, keys: Vec<String>) -> impl Strategy<Value = (usize, Value
             });
         prop_oneof![
             4 => edited,
-            3 => entries.prop_map(|kv| Value::Object(kv.into_iter().collect())),
-            1 => json_value(keys.clone()),
+            3 => entries,
+            1 => checks::json_value(STD_WORDS, keys.clone()),
         ]
         .prop_map(move |v| (tool, v))
     })
-}
-
-fn text_of(args: Value, mode: u8, cut: usize, junk: String) -> String {
-    let s = args.to_string();
-    match mode % 5 {
-        0 | 1 => s,
-        2 => s.chars().take(cut % (s.chars().count() + 1)).collect(),
-        3 => serde_json::to_string(&s).unwrap_or_default(),
-        _ => junk,
-    }
-}
-
-fn xml_message(w: &World) -> impl Strategy<Value = String> {
-    let n = w.names.len();
-    let names = w.names.clone();
-    let params = w.params.clone();
-    let mut all: Vec<String> = params.iter().flatten().cloned().collect();
-    all.sort();
-    all.dedup();
-    all.push("x".into());
-    let well_formed = (0..n).prop_flat_map(move |tool| {
-        let name = names[tool].clone();
-        let mut own = params[tool].clone();
-        own.push("extra".into());
-        prop::collection::vec(
-            (
-                prop::sample::select(own),
-                prop_oneof![
-                    1 => "[a-z0-9 .,:-]{0,10}",
-                    1 => "[\\PC]{0,8}",
-                    2 => prop::sample::select(STD_WORDS).prop_map(str::to_owned),
-                    1 => Just("<![CDATA[</param:x>]]>".to_owned()),
-                    1 => Just("\n5\n".to_owned()),
-                    1 => Just("5.0".to_owned()),
-                    1 => Just("[\"a\", \"b\"]".to_owned()),
-                ],
-            ),
-            0..5,
-        )
-        .prop_map(move |ps| {
-            let mut s = format!("Sure.\n<tool:{name}>\n");
-            for (p, v) in ps {
-                s.push_str(&format!("<param:{p}>{v}</param:{p}>\n"));
-            }
-            s.push_str(&format!("</tool:{name}>\n"));
-            s
-        })
-    });
-    let mut pieces: Vec<String> = w
-        .names
-        .iter()
-        .flat_map(|n| [format!("<tool:{n}>"), format!("</tool:{n}>")])
-        .collect();
-    for p in &all {
-        pieces.push(format!("<param:{p}>"));
-        pieces.push(format!("</param:{p}>"));
-    }
-    pieces.extend(STD_WORDS.iter().map(|w| (*w).to_owned()));
-    pieces.extend(
-        [
-            "<![CDATA[",
-            "]]>",
-            "<",
-            ">",
-            "\n",
-            "<tool:",
-            "</param:",
-            "text",
-            "&amp;",
-            "<tool:x y>",
-        ]
-        .map(str::to_owned),
-    );
-    let soup = prop::collection::vec(
-        prop_oneof![3 => prop::sample::select(pieces), 1 => "[^<]{0,6}"],
-        0..24,
-    )
-    .prop_map(|parts| parts.concat());
-    prop_oneof![
-        2 => prop::collection::vec(well_formed, 1..3).prop_map(|c| c.concat()),
-        1 => soup,
-        1 => "[\\PC]{0,40}",
-    ]
+    .boxed()
 }
 
 fn input(w: &World) -> impl Strategy<Value = Input> {
     let mut keys: Vec<String> = w.params.iter().flatten().cloned().collect();
     keys.sort();
     keys.dedup();
-    prop_oneof![
-        2 => args_for(w, keys.clone()).prop_map(|(tool, args)| Input::Value { tool, args }),
-        2 => (args_for(w, keys), any::<u8>(), any::<usize>(), "[\\PC]{0,24}").prop_map(
-            |((tool, args), mode, cut, junk)| Input::Text { tool, text: text_of(args, mode, cut, junk) }
-        ),
-        2 => xml_message(w).prop_map(|text| Input::Xml { text }),
+    let values = prop_oneof![
+        1 => "[a-z0-9 .,:-]{0,10}",
+        1 => "[\\PC]{0,8}",
+        2 => prop::sample::select(STD_WORDS).prop_map(str::to_owned),
+        1 => Just("<![CDATA[</param:x>]]>".to_owned()),
+        1 => Just("\n5\n".to_owned()),
+        1 => Just("5.0".to_owned()),
+        1 => Just("[\"a\", \"b\"]".to_owned()),
     ]
-}
-
-/// Every answer must be structured: an error is `{"type": "error", "error_type", "error"}`,
-/// a success is JSON with a `type`; and it renders in every format.
-fn check_outcome(outcome: &CallOutcome) -> Result<(), TestCaseError> {
-    let v = outcome.to_json();
-    match &outcome.result {
-        Ok(_) => {
-            SUCCESSES.fetch_add(1, Ordering::Relaxed);
-            prop_assert!(v["type"].is_string(), "a success carries a type: {}", v);
-        }
-        Err(_) => {
-            ERRORS.fetch_add(1, Ordering::Relaxed);
-            prop_assert_eq!(&v["type"], "error");
-            prop_assert!(v["error_type"].is_string(), "{}", v);
-            prop_assert!(v["error"].is_string(), "{}", v);
-            // Nothing waited on the network.
-            prop_assert_ne!(&v["error_type"], "timeout", "{}", v);
-        }
-    }
-    let mut tracker = ResourcesTracker::new();
-    for f in Format::ALL {
-        let _ = provider::render_result(*f, outcome, &mut tracker);
-    }
-    Ok(())
-}
-
-async fn run_all(
-    session: &Session,
-    results: Vec<Result<Imported, ImportError>>,
-) -> Result<(), TestCaseError> {
-    for r in results {
-        let outcome = match r {
-            Ok(imported) => provider::dispatch(session, imported).await,
-            Err(e) => {
-                IMPORT_ERRORS.fetch_add(1, Ordering::Relaxed);
-                let err = e.to_tool_error().to_json();
-                prop_assert_eq!(&err["type"], "error");
-                provider::rejected_import(&e)
-            }
-        };
-        check_outcome(&outcome)?;
-    }
-    Ok(())
-}
-
-async fn case(
-    w: &World,
-    importer: &Importer<'_>,
-    session: &Session,
-    input: Input,
-) -> Result<(), TestCaseError> {
-    session.clear_current_turn();
-    match input {
-        Input::Value { tool, args } => {
-            let name = &w.names[tool];
-            let anthropic = json!({"type": "tool_use", "id": "tu", "name": name, "input": args});
-            let gemini = json!({"functionCall": {"name": name, "args": args}});
-            let mcp = json!({"name": name, "arguments": args});
-            let openai_obj = json!({"id": "c", "type": "function",
-                                    "function": {"name": name, "arguments": args}});
-            run_all(session, vec![importer.anthropic_tool_use(&anthropic)]).await?;
-            run_all(session, vec![importer.gemini_function_call(&gemini)]).await?;
-            run_all(session, vec![importer.mcp_call(&mcp, Some("m"))]).await?;
-            run_all(session, vec![importer.openai_tool_call(&openai_obj)]).await?;
-        }
-        Input::Text { tool, text } => {
-            let name = &w.names[tool];
-            let openai = json!({"id": "c", "type": "function",
-                                "function": {"name": name, "arguments": text}});
-            let responses =
-                json!({"type": "function_call", "call_id": "r", "name": name, "arguments": text});
-            run_all(session, vec![importer.openai_tool_call(&openai)]).await?;
-            run_all(session, vec![importer.responses_function_call(&responses)]).await?;
-            // The same text read as a whole provider message must not panic either.
-            for f in [
-                Format::Openai,
-                Format::Anthropic,
-                Format::Gemini,
-                Format::Json,
-            ] {
-                run_all(session, importer.import(f, &text)).await?;
-            }
-        }
-        Input::Xml { text } => {
-            run_all(session, importer.xml_calls(&text)).await?;
-        }
-    }
-    Ok(())
+    .boxed();
+    checks::input(
+        args_for(w, keys),
+        checks::xml_message(&w.names, &w.params, values, STD_WORDS, 0..5),
+    )
 }
 
 #[test]
@@ -1084,35 +708,20 @@ fn import_validate_dispatch_of_every_std_tool_never_panics_and_always_answers() 
         .build()
         .expect("a tokio runtime");
     let sandbox = rt.block_on(sandbox(self::registry()));
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
-    let config = Config {
+    let checks::Summary {
         cases,
-        failure_persistence: None,
-        ..Config::default()
-    };
-    let mut runner = TestRunner::new(config);
-    let started = std::time::Instant::now();
-    let result = runner.run(&input(&w), |i| {
-        rt.block_on(case(&w, &importer, &sandbox.session, i))
-    });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    let (ok, err, import) = (
-        SUCCESSES.load(Ordering::Relaxed),
-        ERRORS.load(Ordering::Relaxed),
-        IMPORT_ERRORS.load(Ordering::Relaxed),
-    );
+        elapsed,
+        successes: ok,
+        errors: err,
+        import_errors: import,
+    } = checks::run_property(&rt, &w.names, &importer, &sandbox.session, true, input(&w));
     let log = sandbox.log.lock().unwrap();
     eprintln!(
         "{cases} cases over {} tools ({} names) in {:.1?}: {ok} successes, {err} error answers \
          ({import} of them import errors); the gate ran {:?} and held {:?}",
         registry.len(),
         w.names.len(),
-        started.elapsed(),
+        elapsed,
         log.ran,
         log.held,
     );

@@ -4,10 +4,10 @@
 
 mod fixtures;
 
-use serde_json::{Value, json};
-use tool_core::provider::{
-    self, Format, ImportError, Imported, Importer, RepairKind, anthropic, gemini, mcp, openai, xml,
-};
+use fixtures::checks::{args, import_in_every_format, one};
+
+use serde_json::json;
+use tool_core::provider::{self, Imported, Importer, RepairKind, xml};
 use tool_core::{Registry, Runtime, Session, ToolCall};
 
 fn registry() -> Registry {
@@ -16,15 +16,6 @@ fn registry() -> Registry {
 
 fn session(registry: Registry) -> Session {
     Runtime::builder(registry).build().session()
-}
-
-fn args(call: &ToolCall) -> Value {
-    call.arguments.to_value().expect("valid JSON arguments")
-}
-
-fn one(results: Vec<Result<Imported, ImportError>>) -> Imported {
-    assert_eq!(results.len(), 1, "{results:?}");
-    results.into_iter().next().unwrap().expect("imports")
 }
 
 /// A valid call of every fixture tool, with values that stress each format: line breaks,
@@ -92,64 +83,7 @@ async fn a_call_in_every_provider_format_parses_to_the_same_tool_call() {
     assert_eq!(samples.len(), registry.len(), "one sample per fixture tool");
     let mut checked = 0;
     for call in &samples {
-        let encoded: Vec<(Format, Imported, bool)> = vec![
-            (
-                Format::Openai,
-                importer.openai_tool_call(&openai::tool_call(call)).unwrap(),
-                true,
-            ),
-            (
-                Format::OpenaiResponses,
-                importer
-                    .responses_function_call(&openai::responses_function_call(call))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Anthropic,
-                importer
-                    .anthropic_tool_use(&anthropic::tool_use(call))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Gemini,
-                importer
-                    .gemini_function_call(&gemini::function_call(call))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Mcp,
-                importer
-                    .mcp_call(&mcp::call_params(call), Some(&call.id))
-                    .unwrap(),
-                true,
-            ),
-            (
-                Format::Json,
-                one(importer.import(Format::Json, &serde_json::to_string(call).unwrap())),
-                true,
-            ),
-            (
-                Format::Xml,
-                one(importer.xml_calls(&xml::tool_call(call))),
-                false,
-            ),
-        ];
-        for (format, imported, keeps_id) in encoded {
-            assert_eq!(imported.call.name, call.name, "{format}");
-            assert_eq!(args(&imported.call), args(call), "{format}: {}", call.name);
-            if keeps_id {
-                assert_eq!(imported.call.id, call.id, "{format}");
-            } else {
-                assert!(provider::is_generated_id(&imported.call.id));
-            }
-            assert!(
-                imported.problems.is_empty(),
-                "{format}: {:?}",
-                imported.problems
-            );
+        for (format, imported) in import_in_every_format(&importer, call) {
             let outcome = provider::dispatch(&session, imported).await;
             assert!(
                 outcome.is_success(),

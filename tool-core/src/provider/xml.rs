@@ -25,6 +25,7 @@ use super::error::ExportError;
 use super::schema::{required_list, resolve, type_list};
 use crate::call::ToolCall;
 use crate::spec::ToolSpec;
+use crate::validate::example_value;
 
 /// The categories with a fixed place, in order: the keys that map to each and the heading.
 pub const CATEGORY_ORDER: &[(&[&str], &str)] = &[
@@ -340,68 +341,6 @@ fn describe(root: &Value, node: &Value, depth: usize) -> String {
         })
         .collect();
     parts.join(" or ")
-}
-
-/// An example value for a schema, as JSON.
-fn example_value(root: &Value, node: &Value, depth: usize) -> Value {
-    let node = resolve(root, node);
-    if depth > 6 {
-        return Value::Null;
-    }
-    if let Some(ex) = node
-        .get("examples")
-        .and_then(Value::as_array)
-        .and_then(|a| a.first())
-    {
-        return ex.clone();
-    }
-    if let Some(d) = node.get("default")
-        && !d.is_null()
-    {
-        return d.clone();
-    }
-    if let Some(first) = literal_values(root, node, 0)
-        .and_then(|vs| vs.into_iter().map(|(v, _)| v).find(|v| !v.is_null()))
-    {
-        return first;
-    }
-    let types = type_list(node);
-    let ty = types.iter().find(|t| **t != "null").copied();
-    match ty {
-        Some("string") => Value::String("...".into()),
-        Some("integer") => node.get("minimum").cloned().unwrap_or(Value::from(1)),
-        Some("number") => Value::from(1.5),
-        Some("boolean") => Value::Bool(true),
-        Some("array") => match node.get("items") {
-            Some(items) => Value::Array(vec![example_value(root, items, depth + 1)]),
-            None => Value::Array(Vec::new()),
-        },
-        Some("object") | None if node.get("properties").is_some() => {
-            let req = required_list(node);
-            let mut m = Map::new();
-            if let Some(props) = node.get("properties").and_then(Value::as_object) {
-                for (k, v) in props {
-                    if req.contains(&k.as_str()) {
-                        m.insert(k.clone(), example_value(root, v, depth + 1));
-                    }
-                }
-            }
-            Value::Object(m)
-        }
-        Some("object") => Value::Object(Map::new()),
-        _ => {
-            for key in ["anyOf", "oneOf"] {
-                if let Some(b) = node
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .and_then(|bs| bs.iter().find(|b| type_list(resolve(root, b)) != ["null"]))
-                {
-                    return example_value(root, b, depth + 1);
-                }
-            }
-            Value::String("...".into())
-        }
-    }
 }
 
 /// An example XML call: the required parameters (for a polymorphic tool, the first action

@@ -12,11 +12,7 @@ use crate::spec::ToolSpec;
 pub fn example_call(spec: &ToolSpec, action: Option<&str>) -> String {
     let schema = &*spec.input_schema;
     let props = schema.get("properties").and_then(Value::as_object);
-    let required: Vec<&str> = schema
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = required_list(schema);
     let mut args = Map::new();
     let chosen = spec
         .actions
@@ -43,9 +39,17 @@ pub fn example_call(spec: &ToolSpec, action: Option<&str>) -> String {
     signature_of(&spec.name, Some(&Value::Object(args)))
 }
 
-fn example_value(root: &Value, node: &Value, depth: usize) -> Value {
+/// How deep [`example_value`] follows nested arrays, objects and branches before it answers
+/// `null`.
+const MAX_EXAMPLE_DEPTH: usize = 6;
+
+/// An example value for a schema, as JSON: its first example, its default (unless `null`),
+/// its first non-`null` literal, else a placeholder for its type (an array holds one example
+/// element, an object its required members). Shared by the validation messages and the XML
+/// export's example call.
+pub(crate) fn example_value(root: &Value, node: &Value, depth: usize) -> Value {
     let node = resolve(root, node);
-    if depth > 4 {
+    if depth > MAX_EXAMPLE_DEPTH {
         return Value::Null;
     }
     if let Some(ex) = node
@@ -55,49 +59,30 @@ fn example_value(root: &Value, node: &Value, depth: usize) -> Value {
     {
         return ex.clone();
     }
-    if let Some(d) = node.get("default") {
+    if let Some(d) = node.get("default")
+        && !d.is_null()
+    {
         return d.clone();
     }
-    if let Some(values) = enum_values(root, node)
-        && let Some(first) = values.into_iter().next()
+    if let Some(first) =
+        enum_values(root, node).and_then(|vs| vs.into_iter().find(|v| !v.is_null()))
     {
         return first;
     }
-    let ty = match node.get("type") {
-        Some(Value::String(t)) => t.as_str(),
-        Some(Value::Array(ts)) => ts
-            .iter()
-            .filter_map(Value::as_str)
-            .find(|t| *t != "null")
-            .unwrap_or("null"),
-        _ => {
-            if let Some(first) = node
-                .get("anyOf")
-                .or_else(|| node.get("oneOf"))
-                .and_then(Value::as_array)
-                .and_then(|a| {
-                    a.iter()
-                        .find(|b| resolve(root, b).get("type") != Some(&Value::from("null")))
-                })
-            {
-                return example_value(root, first, depth + 1);
-            }
-            "string"
-        }
-    };
+    let types = type_list(node);
+    let ty = types.iter().find(|t| **t != "null").copied();
     match ty {
-        "string" => Value::String("...".into()),
-        "integer" => node.get("minimum").cloned().unwrap_or(Value::from(1)),
-        "number" => Value::from(1.0),
-        "boolean" => Value::Bool(true),
-        "array" => Value::Array(Vec::new()),
-        "object" => {
+        Some("string") => Value::String("...".into()),
+        Some("integer") => node.get("minimum").cloned().unwrap_or(Value::from(1)),
+        Some("number") => Value::from(1.5),
+        Some("boolean") => Value::Bool(true),
+        Some("array") => match node.get("items") {
+            Some(items) => Value::Array(vec![example_value(root, items, depth + 1)]),
+            None => Value::Array(Vec::new()),
+        },
+        Some("object") | None if node.get("properties").is_some() => {
+            let req = required_list(node);
             let mut m = Map::new();
-            let req: Vec<&str> = node
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|a| a.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
             if let Some(props) = node.get("properties").and_then(Value::as_object) {
                 for (k, v) in props {
                     if req.contains(&k.as_str()) {
@@ -107,6 +92,35 @@ fn example_value(root: &Value, node: &Value, depth: usize) -> Value {
             }
             Value::Object(m)
         }
-        _ => Value::Null,
+        Some("object") => Value::Object(Map::new()),
+        _ => {
+            for key in ["anyOf", "oneOf"] {
+                if let Some(b) = node
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .and_then(|bs| bs.iter().find(|b| type_list(resolve(root, b)) != ["null"]))
+                {
+                    return example_value(root, b, depth + 1);
+                }
+            }
+            Value::String("...".into())
+        }
     }
+}
+
+/// The names in a schema's `type` (a string or an array of strings).
+fn type_list(node: &Value) -> Vec<&str> {
+    match node.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The member names a schema's `required` lists.
+fn required_list(node: &Value) -> Vec<&str> {
+    node.get("required")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
 }

@@ -29,6 +29,7 @@ use crate::error::{Problem, RegistryError, ToolError};
 use crate::spec::ToolSpec;
 
 pub use example::example_call;
+pub(crate) use example::example_value;
 pub use nearest::nearest;
 
 /// The largest arguments document accepted, in bytes of JSON text. Larger calls are refused
