@@ -173,16 +173,19 @@ pub fn signature_of(name: &str, arguments: Option<&Value>) -> String {
     out
 }
 
+/// Appends `text`, cut to `max` characters with `…` when longer.
 fn push_cut(out: &mut String, text: &str, max: usize) {
-    out.push_str(&cut(text, max));
+    match text.char_indices().nth(max) {
+        None => out.push_str(text),
+        Some((end, _)) => {
+            out.push_str(&text[..end]);
+            out.push('…');
+        }
+    }
 }
 
 fn cut(text: &str, max: usize) -> String {
-    if text.chars().count() <= max {
-        text.to_owned()
-    } else {
-        let mut s: String = text.chars().take(max).collect();
-        s.push('…');
-        s
-    }
+    let mut s = String::with_capacity(text.len().min(max * 4 + 3));
+    push_cut(&mut s, text, max);
+    s
 }

@@ -495,12 +495,12 @@ pub(super) fn null_required_paths(actions: &ActionSet, value: &Value) -> Vec<Str
 pub(super) fn summary(problems: &[Problem], total: usize) -> String {
     match problems {
         [] => "the arguments are invalid".to_owned(),
-        [one] if total <= 1 => with_path(one),
+        [one] if total <= 1 => one.message.clone(),
         many => {
             let parts: Vec<String> = many
                 .iter()
                 .enumerate()
-                .map(|(i, p)| format!("{}) {}", i + 1, with_path(p)))
+                .map(|(i, p)| format!("{}) {}", i + 1, p.message))
                 .collect();
             let count = if total > many.len() {
                 format!(
@@ -513,8 +513,4 @@ pub(super) fn summary(problems: &[Problem], total: usize) -> String {
             format!("{count}: {}", parts.join("; "))
         }
     }
-}
-
-fn with_path(p: &Problem) -> String {
-    p.message.clone()
 }
