@@ -93,8 +93,8 @@ const NEW_FILE_MODE: u32 = 0o644;
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Workspace {
-    /// Writes `bytes` to `p` atomically (see the [module documentation](self)), keeping the
-    /// file's permission bits. Follows a link inside the root to its target; refuses read-only
+    /// Writes `bytes` to `p` atomically (into a temporary file beside it, fsynced, then
+    /// renamed over it), keeping the file's permission bits. Follows a link inside the root to its target; refuses read-only
     /// roots and protected paths (the target's too), links that leave the root, and targets
     /// that are not regular files.
     pub fn write_file(
