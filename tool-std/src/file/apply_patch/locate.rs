@@ -110,7 +110,11 @@ pub fn seek<L: AsRef<str>, P: AsRef<str>>(
     }
     let last_start = lines.len() - pattern.len();
     if pattern.is_empty() {
-        let start = if at_end { lines.len() } else { from.min(lines.len()) };
+        let start = if at_end {
+            lines.len()
+        } else {
+            from.min(lines.len())
+        };
         return Some(Found {
             start,
             level: MatchLevel::Exact,
@@ -185,7 +189,10 @@ pub fn nearest<L: AsRef<str>, P: AsRef<str>>(
         .map(|(i, p)| (i, p.as_ref()))
         .filter(|(_, p)| !p.trim().is_empty())
         .collect();
-    let of = pattern.iter().filter(|p| !p.as_ref().trim().is_empty()).count();
+    let of = pattern
+        .iter()
+        .filter(|p| !p.as_ref().trim().is_empty())
+        .count();
     if scored.is_empty() || lines.is_empty() {
         return None;
     }
@@ -204,7 +211,9 @@ pub fn nearest<L: AsRef<str>, P: AsRef<str>>(
         }
         best = match best {
             None => Some((score, start)),
-            Some((s, b)) if score > s || (score == s && b < prefer_from && start >= prefer_from) => {
+            Some((s, b))
+                if score > s || (score == s && b < prefer_from && start >= prefer_from) =>
+            {
                 Some((score, start))
             }
             keep => keep,
@@ -279,7 +288,10 @@ mod tests {
     #[test]
     fn each_level_in_turn() {
         let file = ["a  ", "  b", "c \u{2014} \u{201C}d\u{201D}\u{00A0}e"];
-        assert_eq!(seek(&file, &["a  "], 0, false).unwrap().level, MatchLevel::Exact);
+        assert_eq!(
+            seek(&file, &["a  "], 0, false).unwrap().level,
+            MatchLevel::Exact
+        );
         assert_eq!(
             seek(&file, &["a"], 0, false).unwrap().level,
             MatchLevel::TrailingWhitespace

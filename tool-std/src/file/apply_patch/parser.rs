@@ -30,7 +30,7 @@ use std::fmt;
 pub const MAX_PATCH_BYTES: usize = 4 * 1024 * 1024;
 
 /// The most file operations one patch may hold.
-pub const MAX_OPERATIONS: usize = 1000;
+pub const MAX_OPERATIONS: usize = 500;
 
 const BEGIN: &str = "*** Begin Patch";
 const END: &str = "*** End Patch";
@@ -83,18 +83,18 @@ impl FileOp {
     /// The path the operation names first (the source of a move).
     pub fn path(&self) -> &str {
         match self {
-            FileOp::Add { path, .. } | FileOp::Delete { path, .. } | FileOp::Update { path, .. } => {
-                path
-            }
+            FileOp::Add { path, .. }
+            | FileOp::Delete { path, .. }
+            | FileOp::Update { path, .. } => path,
         }
     }
 
     /// The header's line in the patch.
     pub fn line(&self) -> usize {
         match self {
-            FileOp::Add { line, .. } | FileOp::Delete { line, .. } | FileOp::Update { line, .. } => {
-                *line
-            }
+            FileOp::Add { line, .. }
+            | FileOp::Delete { line, .. }
+            | FileOp::Update { line, .. } => *line,
         }
     }
 }
@@ -318,7 +318,10 @@ fn envelope(lines: &[&str]) -> Result<(usize, usize), ParseError> {
     if is_heredoc_start(lines[first].trim()) && last > first && lines[last].trim().ends_with("EOF")
     {
         let inner = &lines[first + 1..last];
-        if let (Some(a), Some(b)) = (inner.iter().position(non_blank), inner.iter().rposition(non_blank)) {
+        if let (Some(a), Some(b)) = (
+            inner.iter().position(non_blank),
+            inner.iter().rposition(non_blank),
+        ) {
             last = first + 1 + b;
             first = first + 1 + a;
         }
@@ -333,7 +336,9 @@ fn envelope(lines: &[&str]) -> Result<(usize, usize), ParseError> {
     }
     if let Some(i) = (first + 1..=last).find(|&i| lines[i].trim() == END) {
         if i != last {
-            let junk = (i + 1..=last).find(|&j| non_blank(&lines[j])).unwrap_or(last);
+            let junk = (i + 1..=last)
+                .find(|&j| non_blank(&lines[j]))
+                .unwrap_or(last);
             return Err(ParseError::new(
                 ParseErrorKind::Envelope,
                 junk + 1,
@@ -476,7 +481,9 @@ impl Parser<'_> {
                     return Err(self.error(
                         ParseErrorKind::Hunk,
                         self.pos,
-                        format!("`{MOVE_TO}` must come right after `{UPDATE} {path}`, before its hunks"),
+                        format!(
+                            "`{MOVE_TO}` must come right after `{UPDATE} {path}`, before its hunks"
+                        ),
                     ));
                 }
                 if t == END_OF_FILE {
@@ -540,7 +547,9 @@ impl Parser<'_> {
                         return Err(self.error(
                             ParseErrorKind::Hunk,
                             self.pos,
-                            format!("`{END_OF_FILE}` must come right after the last line of a hunk"),
+                            format!(
+                                "`{END_OF_FILE}` must come right after the last line of a hunk"
+                            ),
                         ));
                     }
                     end_of_file = true;
@@ -621,7 +630,9 @@ mod tests {
 
     #[test]
     fn every_directive() {
-        let got = ops("*** Begin Patch\n*** Add File: a.txt\n+one\n+\n+three\n*** Delete File: b.txt\n*** Update File: c.py\n*** Move to: d.py\n@@ class A\n@@ def f():\n     x = 1\n-    y = 2\n+    y = 3\n*** End of File\n*** End Patch\n");
+        let got = ops(
+            "*** Begin Patch\n*** Add File: a.txt\n+one\n+\n+three\n*** Delete File: b.txt\n*** Update File: c.py\n*** Move to: d.py\n@@ class A\n@@ def f():\n     x = 1\n-    y = 2\n+    y = 3\n*** End of File\n*** End Patch\n",
+        );
         assert_eq!(
             got,
             vec![
@@ -655,7 +666,8 @@ mod tests {
 
     #[test]
     fn lenient_envelope_padding_crlf_and_heredoc() {
-        let got = ops("<<'EOF'\r\n*** Begin Patch \r\n  *** Delete File: x\r\n *** End Patch\r\nEOF\r\n");
+        let got =
+            ops("<<'EOF'\r\n*** Begin Patch \r\n  *** Delete File: x\r\n *** End Patch\r\nEOF\r\n");
         assert_eq!(
             got,
             vec![FileOp::Delete {
@@ -677,7 +689,10 @@ mod tests {
 
     #[test]
     fn unified_range_headers_give_their_heading() {
-        assert_eq!(anchor_text(" -12,7 +12,8 @@ fn main() {"), Some("fn main() {".into()));
+        assert_eq!(
+            anchor_text(" -12,7 +12,8 @@ fn main() {"),
+            Some("fn main() {".into())
+        );
         assert_eq!(anchor_text(" -1 +1 @@"), None);
         assert_eq!(anchor_text(" def f():"), Some("def f():".into()));
         assert_eq!(anchor_text(""), None);
@@ -686,7 +701,9 @@ mod tests {
     #[test]
     fn pure_rename_needs_no_hunk() {
         let got = ops("*** Begin Patch\n*** Update File: a\n*** Move to: b\n*** End Patch");
-        assert!(matches!(&got[0], FileOp::Update { move_to: Some(m), hunks, .. } if m == "b" && hunks.is_empty()));
+        assert!(
+            matches!(&got[0], FileOp::Update { move_to: Some(m), hunks, .. } if m == "b" && hunks.is_empty())
+        );
     }
 
     #[test]

@@ -113,7 +113,8 @@ impl TextFile {
 
     /// The file's bytes.
     pub fn encode(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.lines.iter().map(|l| l.text.len() + 2).sum::<usize>() + 3);
+        let mut out =
+            Vec::with_capacity(self.lines.iter().map(|l| l.text.len() + 2).sum::<usize>() + 3);
         if self.bom {
             out.extend_from_slice(b"\xEF\xBB\xBF");
         }
@@ -326,15 +327,32 @@ mod tests {
 
     #[test]
     fn decode_encode_round_trips() {
-        for s in ["", "a", "a\n", "a\r\nb\n", "\u{feff}x\r\ny", "\n\n", "é\u{2014}\n"] {
-            assert_eq!(TextFile::decode(s.as_bytes()).unwrap().encode(), s.as_bytes());
+        for s in [
+            "",
+            "a",
+            "a\n",
+            "a\r\nb\n",
+            "\u{feff}x\r\ny",
+            "\n\n",
+            "é\u{2014}\n",
+        ] {
+            assert_eq!(
+                TextFile::decode(s.as_bytes()).unwrap().encode(),
+                s.as_bytes()
+            );
         }
-        assert_eq!(TextFile::decode(b"ok\n\xff").unwrap_err(), NotText { at: 3 });
+        assert_eq!(
+            TextFile::decode(b"ok\n\xff").unwrap_err(),
+            NotText { at: 3 }
+        );
     }
 
     #[test]
     fn crlf_bom_and_missing_final_newline_are_kept() {
-        assert_eq!(run("\u{feff}a\r\nb\r\nc", "@@\n a\n-b\n+B\n+B2"), "\u{feff}a\r\nB\r\nB2\r\nc");
+        assert_eq!(
+            run("\u{feff}a\r\nb\r\nc", "@@\n a\n-b\n+B\n+B2"),
+            "\u{feff}a\r\nB\r\nB2\r\nc"
+        );
         assert_eq!(run("a\nb", "@@\n a\n-b\n+c\n+d"), "a\nc\nd");
     }
 
