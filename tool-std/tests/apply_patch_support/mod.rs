@@ -12,19 +12,19 @@ use tool_core::{ErrorKind, Services, ToolContext, ToolError};
 use tool_std::file::apply_patch::{PatchApplied, apply};
 use tool_std::workspace::Workspace;
 
-pub const SECRET: &str = "outside-secret-7f3a\n";
+pub(crate) const SECRET: &str = "outside-secret-7f3a\n";
 
-pub struct Fx {
+pub(crate) struct Fx {
     _tmp: tempfile::TempDir,
     /// The canonical temp dir.
-    pub base: PathBuf,
+    pub(crate) base: PathBuf,
     /// `base/ws`, the workspace's only (read-write) root.
-    pub root: PathBuf,
-    pub ws: Workspace,
-    pub ctx: ToolContext,
+    pub(crate) root: PathBuf,
+    pub(crate) ws: Workspace,
+    pub(crate) ctx: ToolContext,
 }
 
-pub fn fixture() -> Fx {
+pub(crate) fn fixture() -> Fx {
     let tmp = tempfile::tempdir().expect("tempdir");
     let base = tmp.path().canonicalize().expect("canonical");
     let root = base.join("ws");
@@ -50,16 +50,16 @@ pub fn fixture() -> Fx {
 }
 
 /// `*** Begin Patch`, `body`, `*** End Patch`.
-pub fn patch(body: &str) -> String {
+pub(crate) fn patch(body: &str) -> String {
     format!("*** Begin Patch\n{body}\n*** End Patch\n")
 }
 
 impl Fx {
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
 
-    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
+    pub(crate) fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
         let p = self.path(rel);
         if let Some(parent) = p.parent() {
             fs::create_dir_all(parent).unwrap();
@@ -67,25 +67,25 @@ impl Fx {
         fs::write(p, content).unwrap();
     }
 
-    pub fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
     }
 
-    pub fn exists(&self, rel: &str) -> bool {
+    pub(crate) fn exists(&self, rel: &str) -> bool {
         fs::symlink_metadata(self.path(rel)).is_ok()
     }
 
-    pub fn apply(&self, patch: &str) -> Result<PatchApplied, ToolError> {
+    pub(crate) fn apply(&self, patch: &str) -> Result<PatchApplied, ToolError> {
         apply(&self.ctx, &self.ws, patch, false)
     }
 
-    pub fn applied(&self, patch: &str) -> PatchApplied {
+    pub(crate) fn applied(&self, patch: &str) -> PatchApplied {
         self.apply(patch)
             .unwrap_or_else(|e| panic!("{}", e.to_json()))
     }
 
     /// The error a patch must fail with, after checking its kind.
-    pub fn fails(&self, patch: &str, kind: ErrorKind) -> ToolError {
+    pub(crate) fn fails(&self, patch: &str, kind: ErrorKind) -> ToolError {
         match self.apply(patch) {
             Ok(done) => panic!("expected a {kind:?}, the patch applied: {done:?}"),
             Err(e) => {
@@ -96,15 +96,15 @@ impl Fx {
     }
 
     /// Everything under the temp dir (the root, the sibling, the outside).
-    pub fn snapshot(&self) -> Snapshot {
+    pub(crate) fn snapshot(&self) -> Snapshot {
         snapshot(&self.base)
     }
 }
 
 /// Every entry under a directory: path, kind, content or link target, mode, inode, mtime.
-pub type Snapshot = Vec<(String, String, u32, u64, i64, i64)>;
+pub(crate) type Snapshot = Vec<(String, String, u32, u64, i64, i64)>;
 
-pub fn snapshot(dir: &Path) -> Snapshot {
+pub(crate) fn snapshot(dir: &Path) -> Snapshot {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
