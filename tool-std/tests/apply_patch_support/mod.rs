@@ -101,6 +101,20 @@ impl Fx {
     }
 }
 
+/// Like [`snapshot`], without directories' times (a restored patch leaves the entries as they
+/// were, but the directories it wrote in were touched).
+pub(crate) fn entries(dir: &Path) -> Snapshot {
+    snapshot(dir)
+        .into_iter()
+        .map(|mut e| {
+            if e.1 == "dir" {
+                (e.4, e.5) = (0, 0);
+            }
+            e
+        })
+        .collect()
+}
+
 /// Every entry under a directory: path, kind, content or link target, mode, inode, mtime.
 pub(crate) type Snapshot = Vec<(String, String, u32, u64, i64, i64)>;
 
