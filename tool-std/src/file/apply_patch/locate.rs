@@ -277,7 +277,7 @@ pub(crate) fn shown_line(line: &str) -> Cow<'_, str> {
     if line.chars().count() <= 200 && !line.contains(['\r']) {
         Cow::Borrowed(line)
     } else {
-        Cow::Owned(super::parser::cut(&line.replace('\r', "\\r"), 200))
+        Cow::Owned(super::patch::cut(&line.replace('\r', "\\r"), 200))
     }
 }
 

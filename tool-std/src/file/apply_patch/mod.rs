@@ -90,6 +90,7 @@ mod commit;
 mod error;
 pub mod locate;
 pub mod parser;
+mod patch;
 mod plan;
 mod report;
 pub mod text;
