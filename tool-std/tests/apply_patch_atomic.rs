@@ -256,3 +256,24 @@ fn a_file_changed_since_this_session_read_it_is_refused_unless_overwrite() {
         ErrorKind::UserError,
     );
 }
+
+#[test]
+fn the_bytes_one_patch_reads_are_bounded() {
+    let fx = fixture();
+    let mut body = String::new();
+    for i in 0..5 {
+        // 30 MiB each on paper: `x` and a sparse tail of NULs (valid UTF-8).
+        fx.write(&format!("big{i}.txt"), "x\n");
+        let f = fs::OpenOptions::new()
+            .write(true)
+            .open(fx.path(&format!("big{i}.txt")))
+            .unwrap();
+        f.set_len(30 << 20).unwrap();
+        body.push_str(&format!("*** Update File: big{i}.txt\n@@\n-x\n+y\n"));
+    }
+    let err = fx.fails(&patch(body.trim_end()), ErrorKind::UserError);
+    assert_eq!(
+        err.message(),
+        "the files of this patch add up to more than 134217728 bytes (at `big4.txt`); nothing was written"
+    );
+}

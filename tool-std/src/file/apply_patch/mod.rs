@@ -27,10 +27,10 @@
 //!    must not exist (unless the patch deletes it first), a moved file's destination neither;
 //!    a file this session read and that changed on disk since is refused ("modified since
 //!    read") unless the call passes `overwrite`. Files are read through the workspace (regular
-//!    files only, UTF-8, at most [`MAX_FILE_BYTES`]) and each hunk is placed ([`locate`],
-//!    [`text`]). If anything fails, nothing has been written, and the error names the file,
-//!    the hunk (number, patch line, first lines) and the nearest text in the file with line
-//!    numbers.
+//!    files only, UTF-8, at most [`MAX_FILE_BYTES`] each and [`MAX_TOTAL_BYTES`] in all) and
+//!    each hunk is placed ([`locate`], [`text`]). If anything fails, nothing has been
+//!    written, and the error names the file, the hunk (number, patch line, first lines) and
+//!    the nearest text in the file with line numbers.
 //! 3. **Commit** (all or nothing): every new content is staged as a temporary file beside its
 //!    target, then the targets are switched in turn by rename; if one switch fails the ones
 //!    already made are switched back, so the files are as they were.
@@ -98,6 +98,6 @@ mod tool;
 
 pub use locate::MatchLevel;
 pub use parser::{MAX_OPERATIONS, MAX_PATCH_BYTES};
-pub use plan::MAX_FILE_BYTES;
+pub use plan::{MAX_FILE_BYTES, MAX_TOTAL_BYTES};
 pub use report::{ChangeKind, FileChange, HunkMatch, MAX_LISTED_HUNKS, PatchApplied};
 pub use tool::{ApplyPatchTool, apply, apply_patch};

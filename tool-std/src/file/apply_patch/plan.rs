@@ -23,6 +23,9 @@ use crate::workspace::{EntryInfo, EntryKind, Workspace, WsPath, tracking};
 /// The largest file an update reads, in bytes.
 pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
 
+/// The most bytes one patch reads over all its files.
+pub const MAX_TOTAL_BYTES: u64 = 128 * 1024 * 1024;
+
 /// Permission bits of a file the patch adds.
 const NEW_FILE_MODE: u32 = 0o644;
 
@@ -94,6 +97,8 @@ struct Planner<'a> {
     overwrite: bool,
     entries: Vec<Entry>,
     index: HashMap<WsPath, usize>,
+    /// Bytes read so far (bounded by [`MAX_TOTAL_BYTES`]).
+    read_bytes: u64,
 }
 
 /// Plans `patch`: every path checked, every file read, every hunk placed. Fails on the first
@@ -110,6 +115,7 @@ pub(crate) fn plan(
         overwrite,
         entries: Vec::new(),
         index: HashMap::new(),
+        read_bytes: 0,
     };
     let mut changes = Vec::with_capacity(patch.operations.len());
     for op in &patch.operations {
@@ -367,7 +373,7 @@ impl Planner<'_> {
 
     /// Reads an entry's file through the workspace (regular files only, at most
     /// [`MAX_FILE_BYTES`]); the file must still be the one the plan saw.
-    fn read(&self, i: usize, shown: &str) -> Result<Vec<u8>, ToolError> {
+    fn read(&mut self, i: usize, shown: &str) -> Result<Vec<u8>, ToolError> {
         let entry = &self.entries[i];
         let open = self.ws.open_file(&entry.path)?;
         if open.info.len > MAX_FILE_BYTES {
@@ -377,6 +383,13 @@ impl Planner<'_> {
             ))
             .with_suggestion("Edit a file this large with edit_lines or replace_in_file."));
         }
+        if self.read_bytes + open.info.len > MAX_TOTAL_BYTES {
+            return Err(ToolError::user(format!(
+                "the files of this patch add up to more than {MAX_TOTAL_BYTES} bytes (at `{shown}`); nothing was written"
+            ))
+            .with_suggestion("Split the patch into several smaller ones."));
+        }
+        self.read_bytes += open.info.len;
         if entry.disk.as_ref().is_some_and(|d| d.ino != open.info.ino) {
             return Err(changed_meanwhile(shown));
         }
