@@ -17,6 +17,7 @@
 
 #![deny(missing_docs)]
 
+pub mod file;
 pub mod prompt;
 pub mod web;
 pub mod workspace;

@@ -1,0 +1,3 @@
+//! The file tools.
+
+pub mod apply_patch;
