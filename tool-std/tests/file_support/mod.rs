@@ -204,8 +204,14 @@ pub fn error_type(v: &Value) -> &str {
     v["error_type"].as_str().unwrap_or("(no error)")
 }
 
+/// The error's message without the call signature the runtime puts before it
+/// (`replace_in_file(path="a.rs", ...): `).
 pub fn error_text(v: &Value) -> &str {
-    v["error"].as_str().unwrap_or("")
+    let text = v["error"].as_str().unwrap_or("");
+    match text.split_once("): ") {
+        Some((sig, rest)) if !sig.contains(' ') || sig.contains('(') => rest,
+        _ => text,
+    }
 }
 
 pub fn run(cmd: &str, args: &[&str]) -> bool {
