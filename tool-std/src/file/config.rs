@@ -16,10 +16,8 @@ use tool_core::ToolContext;
 /// use std::sync::Arc;
 /// use tool_std::file::FileConfig;
 ///
-/// let config = FileConfig {
-///     max_output_chars: 20_000,
-///     ..FileConfig::default()
-/// };
+/// let mut config = FileConfig::default();
+/// config.max_output_chars = 20_000;
 /// let registry = tool_core::Registry::builder().with_inventory().build()?;
 /// let _runtime = tool_core::Runtime::builder(registry).service(Arc::new(config)).build();
 /// # Ok::<(), Box<dyn std::error::Error>>(())

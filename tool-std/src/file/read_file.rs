@@ -40,6 +40,8 @@ pub struct FileContent {
     pub note: Option<String>,
     #[serde(skip)]
     resource: String,
+    #[serde(skip)]
+    capped: bool,
 }
 
 /// A path that could not be read.
@@ -199,6 +201,7 @@ fn read_one(
         content: excerpt.content,
         note,
         resource,
+        capped: excerpt.stop == Stop::Cap,
     })
 }
 
@@ -279,10 +282,11 @@ pub fn read_files(
         }
         match read_one(ctx, ws, config, spec, offset, limit, budget) {
             Ok(f) => {
-                budget = budget.saturating_sub(f.content.len());
-                if f.content.is_empty() && f.note.as_deref().is_some_and(|n| n.contains("cap")) {
-                    budget = 0;
-                }
+                budget = if f.capped {
+                    0
+                } else {
+                    budget.saturating_sub(f.content.len())
+                };
                 files.push(f);
             }
             Err(e) => {

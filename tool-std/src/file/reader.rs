@@ -158,7 +158,9 @@ pub(crate) fn read_lines(
                 if rest.is_empty() && stop == Stop::Lines {
                     stop = Stop::End;
                 }
-                Some(line - 1 + newlines + partial)
+                // A line read but left out by the cap counts too.
+                let pending = usize::from(stop == Stop::Cap);
+                Some(line - 1 + pending + newlines + partial)
             } else {
                 None
             }
