@@ -41,7 +41,8 @@ pub struct FileConfig {
     /// The largest file an edit (`replace_in_file`, `edit_lines`, `append_file`, the
     /// line-ending check of `update_file`) loads whole.
     pub max_edit_bytes: u64,
-    /// The largest `content` a write accepts.
+    /// The largest `content` a write accepts (the runtime's limit on a call's arguments,
+    /// 4 MiB of JSON, applies first).
     pub max_write_bytes: usize,
     /// Characters of a diff returned with an edit.
     pub max_diff_chars: usize,
@@ -72,7 +73,7 @@ impl Default for FileConfig {
             max_files_per_read: 50,
             binary_sniff_bytes: 8_192,
             max_edit_bytes: 64 * 1024 * 1024,
-            max_write_bytes: 16 * 1024 * 1024,
+            max_write_bytes: 4 * 1024 * 1024,
             max_diff_chars: 20_000,
             default_list_depth: 1,
             max_list_depth: 10,

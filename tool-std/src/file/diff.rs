@@ -7,12 +7,21 @@
 
 use std::fmt::Write as _;
 
-use similar::{ChangeTag, TextDiff};
+use std::time::{Duration, Instant};
+
+use similar::{Algorithm, ChangeTag, TextDiff};
 
 use super::text::{cut_chars, line_of, line_starts};
 
 /// Lines of context around each change.
 pub(crate) const CONTEXT: usize = 3;
+
+/// The most lines one diff window spans before the next change starts a window of its own
+/// (many changes close together would otherwise make one window as large as the file).
+const MAX_WINDOW_LINES: usize = 1_000;
+
+/// The time one window's diff may take; past it `similar` answers with a coarser diff.
+const WINDOW_DEADLINE: Duration = Duration::from_millis(500);
 
 /// One changed region: byte ranges in the old and the new text.
 #[derive(Debug, Clone, Copy)]
@@ -45,7 +54,8 @@ pub(crate) fn unified(
         let n0 = line_of(&new_starts, c.new.0).saturating_sub(CONTEXT);
         let n1 = (line_of(&new_starts, c.new.1) + 1 + CONTEXT).min(new_starts.len());
         match windows.last_mut() {
-            Some(w) if o0 <= w[1] => {
+            // Merge with the previous window while it stays small enough to diff cheaply.
+            Some(w) if o0 <= w[1] && w[1] - w[0] < MAX_WINDOW_LINES => {
                 w[1] = w[1].max(o1);
                 w[3] = w[3].max(n1);
             }
@@ -79,7 +89,10 @@ pub(crate) fn unified(
 
 /// Appends the hunks of one window, numbering lines from `old_line`/`new_line` (0-based).
 fn write_hunks(out: &mut String, old: &str, new: &str, old_line: usize, new_line: usize) {
-    let diff = TextDiff::from_lines(old, new);
+    let diff = TextDiff::configure()
+        .algorithm(Algorithm::Myers)
+        .deadline(Instant::now() + WINDOW_DEADLINE)
+        .diff_lines(old, new);
     for group in diff.grouped_ops(CONTEXT) {
         let (Some(first), Some(last)) = (group.first(), group.last()) else {
             continue;
