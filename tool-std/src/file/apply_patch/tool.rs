@@ -45,7 +45,8 @@ pub fn apply(
 #[tool(
     name = "apply_patch",
     description_file = "src/file/apply_patch/description.md",
-    category = "file",
+    category = "file_writing",
+    toolsets(file),
     // A patch may delete files, and the runtime decides permissions before it sees the
     // arguments (per tool or per action, not per call), so both are needed for every call.
     permissions(write_files, delete_files),

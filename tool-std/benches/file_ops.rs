@@ -1,0 +1,2 @@
+//! Benchmarks of the file tools (written below).
+fn main() {}

@@ -1,0 +1,148 @@
+//! `delete_file` (alias `delete_files`): delete files, or a directory with `recursive: true`.
+//!
+//! Every path is checked before anything is deleted (inside a writable root, not protected,
+//! existing, not changed on disk since this session read it unless `overwrite`); one bad path
+//! deletes nothing. A link is deleted itself, never what it points to. A directory needs
+//! `recursive: true`; the tool needs approval by default, like every writing tool.
+
+use serde::Serialize;
+use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
+use tool_macros::tool;
+
+use super::config::FileConfig;
+use super::edit::blocking;
+use crate::workspace::{EntryKind, Workspace, WsPath, tracking};
+
+/// The answer of `delete_file`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FilesDeleted {
+    /// Always `files_deleted`.
+    pub r#type: &'static str,
+    /// The paths deleted.
+    pub deleted: Vec<String>,
+    /// How many were directories (deleted with what they held).
+    pub directories: usize,
+}
+
+impl Render for FilesDeleted {
+    fn status(&self) -> Option<String> {
+        Some(format!("Deleted {} path(s)", self.deleted.len()))
+    }
+
+    fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
+        let list: Vec<String> = self.deleted.iter().map(|p| format!("`{p}`")).collect();
+        Some(format!("Deleted {}", list.join(", ")))
+    }
+}
+
+/// Deletes the paths; see the [module documentation](self).
+pub fn delete(
+    ctx: &ToolContext,
+    ws: &Workspace,
+    config: &FileConfig,
+    paths: &[String],
+    recursive: bool,
+    overwrite: bool,
+) -> Result<FilesDeleted, ToolError> {
+    if paths.is_empty() {
+        return Err(ToolError::validation(
+            "paths is empty; name at least one file to delete",
+        ));
+    }
+    if paths.len() > config.max_files_per_delete {
+        return Err(ToolError::validation(format!(
+            "{} paths given; one call deletes at most {}",
+            paths.len(),
+            config.max_files_per_delete
+        )));
+    }
+    // Check everything first: one refusal deletes nothing.
+    let mut targets: Vec<(WsPath, bool)> = Vec::new();
+    for path in paths {
+        let p = ws.resolve(path)?;
+        ws.check_writable(&p)?;
+        let Some(info) = ws.metadata(&p).or_else(|e| {
+            // A link is deleted itself: its target may be missing or outside.
+            if e.kind() == tool_core::ErrorKind::SecurityError {
+                Err(e)
+            } else {
+                Ok(None)
+            }
+        })?
+        else {
+            return Err(
+                ToolError::not_found(format!("`{p}` does not exist; nothing was deleted"))
+                    .with_suggestion("Check the path with list_directory."),
+            );
+        };
+        let is_dir = info.kind == EntryKind::Dir;
+        if is_dir && !recursive {
+            return Err(ToolError::user(format!(
+                "`{p}` is a directory; deleting a directory needs recursive: true (nothing was deleted)"
+            )));
+        }
+        if !is_dir && !overwrite {
+            tracking::check_fresh(ctx, ws, &p)?;
+        }
+        targets.push((p, is_dir));
+    }
+    let mut deleted = Vec::new();
+    let mut directories = 0;
+    for (p, is_dir) in &targets {
+        let canonical = ws.canonical(p).ok();
+        let done = if *is_dir {
+            ws.remove_dir_all(p)
+        } else {
+            ws.remove_file(p)
+        };
+        if let Err(e) = done {
+            let already = if deleted.is_empty() {
+                "nothing was deleted".to_owned()
+            } else {
+                format!("already deleted: {}", deleted.join(", "))
+            };
+            return Err(ToolError::new(
+                e.kind(),
+                format!("{} ({already})", e.message()),
+            ));
+        }
+        if let Some(c) = canonical {
+            tracking::forget(ctx, &c);
+        }
+        directories += usize::from(*is_dir);
+        deleted.push(p.to_string());
+    }
+    Ok(FilesDeleted {
+        r#type: "files_deleted",
+        deleted,
+        directories,
+    })
+}
+
+/// Delete files (or a directory, with recursive: true).
+#[tool(
+    name = "delete_file",
+    description = "Delete one or more files. A directory needs recursive: true. Every path is checked first; if one cannot be deleted, none is.",
+    category = "file_management",
+    toolsets(file),
+    permissions(delete_files),
+    requires_approval,
+    destructive,
+    aliases(delete_files)
+)]
+pub async fn delete_file(
+    ctx: &ToolContext,
+    /// Files (or directories) to delete, relative to the first project or `project:path`.
+    paths: Vec<String>,
+    /// Delete directories with everything in them.
+    #[param(default)]
+    recursive: bool,
+    /// Delete even files that changed on disk since this session read them.
+    #[param(default)]
+    overwrite: bool,
+) -> ToolResult<FilesDeleted> {
+    let ws = ctx.require_service::<Workspace>()?;
+    let config = FileConfig::of(ctx);
+    let ctx = ctx.clone();
+    blocking(move || delete(&ctx, &ws, &config, &paths, recursive, overwrite)).await
+}

@@ -1,0 +1,355 @@
+//! `read_file` (aliases `read`, `read_files`): one or many files, numbered like `cat -n`.
+//!
+//! A path may carry a line range (`src/main.rs:10-20`, `src/main.rs:10-`, seed 001), or the call
+//! gives `offset` (first line, 1-based) and `limit` (lines) for every path (seed 004). Without
+//! either a file is read from line 1, at most [`FileConfig::default_read_lines`] lines of at
+//! most [`FileConfig::max_line_chars`] characters, and whatever is left out is stated with the
+//! call that reads on. One call returns at most [`FileConfig::max_output_chars`] characters of
+//! file content in all. Binary files are refused; a path that fails is reported beside the
+//! others. Every read is recorded for the staleness check of later edits, and the content of a
+//! file already shown in the conversation is not repeated (the [`ResourcesTracker`]).
+
+use serde::Serialize;
+use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
+use tool_macros::tool;
+
+use super::config::FileConfig;
+use super::edit::blocking;
+use super::reader::{Excerpt, LineRange, ReadLimits, Stop, read_lines};
+use crate::workspace::{Workspace, tracking};
+
+/// One file read.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileContent {
+    /// The path as shown to the model.
+    pub path: String,
+    /// The lines, each as `{number:>6}\t{text}` (`cat -n`).
+    pub content: String,
+    /// The first line returned (1-based).
+    pub start_line: usize,
+    /// The last line returned (`start_line - 1` when none was).
+    pub end_line: usize,
+    /// The file's line count, when known (a huge file read in part leaves it unknown).
+    pub total_lines: Option<usize>,
+    /// Whether lines of the file were left out (after the range, or by a cap).
+    pub truncated: bool,
+    /// An estimate of the tokens of `content` (characters / 4).
+    pub tokens: usize,
+    /// What was left out and how to read on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    #[serde(skip)]
+    resource: String,
+    #[serde(skip)]
+    capped: bool,
+}
+
+/// A path that could not be read.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FailedRead {
+    /// The path as given.
+    pub path: String,
+    /// The error's kind (`not_found`, `security_error`, `user_error`...).
+    pub error_type: String,
+    /// What went wrong.
+    pub error: String,
+}
+
+/// The answer of `read_file`.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FilesRead {
+    /// Always `files_read`.
+    pub r#type: &'static str,
+    /// How many files were read.
+    pub files_read: usize,
+    /// The files read, in the order asked.
+    pub files: Vec<FileContent>,
+    /// The paths that failed; the others were still read.
+    pub failed: Vec<FailedRead>,
+}
+
+impl Render for FilesRead {
+    fn status(&self) -> Option<String> {
+        Some(if self.failed.is_empty() {
+            format!("Successfully loaded {} file(s)", self.files_read)
+        } else {
+            format!(
+                "Loaded {} file(s), failed to load {} file(s)",
+                self.files_read,
+                self.failed.len()
+            )
+        })
+    }
+
+    fn render(&self, tracker: &mut ResourcesTracker) -> Option<String> {
+        let mut out = String::new();
+        for f in &self.failed {
+            out.push_str(&format!("Failed to load `{}`: {}\n", f.path, f.error));
+        }
+        for f in &self.files {
+            let lines = match f.total_lines {
+                Some(total) => format!("lines {}-{} of {total}", f.start_line, f.end_line),
+                None => format!("lines {}-{}", f.start_line, f.end_line),
+            };
+            if tracker.show(f.resource.clone()) {
+                out.push_str(&format!(
+                    ">>>>> FILE: {} ({lines}, ~{} tokens)\n{}<<<<< END FILE\n",
+                    f.path, f.tokens, f.content
+                ));
+            } else {
+                out.push_str(&format!(
+                    ">>>>> FILE: {} ({lines}; content shown in another tool invocation)\n<<<<< END FILE\n",
+                    f.path
+                ));
+            }
+            if let Some(note) = &f.note {
+                out.push_str(note);
+                out.push('\n');
+            }
+        }
+        Some(out)
+    }
+
+    fn is_success(&self) -> bool {
+        self.files_read > 0 || self.failed.is_empty()
+    }
+}
+
+/// A path with an optional `:A-B` line range.
+fn split_range(spec: &str) -> (&str, Option<(usize, Option<usize>)>) {
+    let Some((path, range)) = spec.rsplit_once(':') else {
+        return (spec, None);
+    };
+    let (a, b) = match range.split_once('-') {
+        Some((a, b)) => (a, Some(b)),
+        None => (range, None),
+    };
+    let Ok(start) = a.trim().parse::<usize>() else {
+        return (spec, None);
+    };
+    let end = match b.map(str::trim) {
+        None => Some(start),
+        Some("") => None,
+        Some(b) => match b.parse::<usize>() {
+            Ok(e) => Some(e),
+            Err(_) => return (spec, None),
+        },
+    };
+    (path, Some((start.max(1), end)))
+}
+
+/// Reads one path of the call.
+fn read_one(
+    ctx: &ToolContext,
+    ws: &Workspace,
+    config: &FileConfig,
+    spec: &str,
+    offset: Option<usize>,
+    limit: Option<usize>,
+    budget: usize,
+) -> Result<FileContent, ToolError> {
+    let (path, range) = split_range(spec);
+    let p = ws.resolve(path)?;
+    let opened = ws.open_file(&p)?;
+    let shown = p.to_string();
+    let cap_lines = |n: usize| n.clamp(1, config.max_read_lines);
+    let range = match range {
+        Some((start, Some(end))) => {
+            if end < start {
+                return Err(ToolError::validation(format!(
+                    "line range {start}-{end} of `{shown}` ends before it starts"
+                )));
+            }
+            LineRange {
+                start,
+                max_lines: cap_lines(end - start + 1),
+            }
+        }
+        Some((start, None)) => LineRange {
+            start,
+            max_lines: cap_lines(config.default_read_lines),
+        },
+        None => LineRange {
+            start: offset.unwrap_or(1).max(1),
+            max_lines: match limit {
+                Some(0) | None => cap_lines(config.default_read_lines),
+                Some(n) => cap_lines(n),
+            },
+        },
+    };
+    let limits = ReadLimits {
+        max_line_chars: config.max_line_chars,
+        budget,
+        sniff: config.binary_sniff_bytes,
+        count_rest_up_to: 8 * 1024 * 1024,
+    };
+    let excerpt = read_lines(&shown, &opened.file, opened.info.len, range, limits)?;
+    tracking::record_read(ctx, &opened.path, &opened.info);
+    let note = note(&shown, config, &excerpt, range);
+    let resource = ResourcesTracker::file_id(
+        ws.roots()[p.root()].name(),
+        &format!("{shown}:{}-{}", excerpt.first, excerpt.last),
+        &excerpt.content,
+    );
+    Ok(FileContent {
+        path: shown,
+        truncated: excerpt.stop != Stop::End || excerpt.long_lines > 0,
+        start_line: excerpt.first,
+        end_line: excerpt.last,
+        total_lines: excerpt.total_lines,
+        tokens: excerpt.tokens,
+        content: excerpt.content,
+        note,
+        resource,
+        capped: excerpt.stop == Stop::Cap,
+    })
+}
+
+/// What a read left out and the call that reads on.
+fn note(shown: &str, config: &FileConfig, e: &Excerpt, range: LineRange) -> Option<String> {
+    let mut notes = Vec::new();
+    let next = e.last + 1;
+    let of_total = e
+        .total_lines
+        .map(|t| format!(" of {t}"))
+        .unwrap_or_default();
+    match e.stop {
+        Stop::End if e.last < e.first && e.first > 1 => notes.push(format!(
+            "The file has {} lines; line {} is past its end.",
+            e.first - 1,
+            range.start
+        )),
+        Stop::End if e.last < e.first => notes.push("(empty file)".to_owned()),
+        Stop::End => {}
+        Stop::Lines => notes.push(format!(
+            "Showing lines {}-{}{of_total}; more lines follow. Read on with offset={next} (or `{shown}:{next}-`).",
+            e.first, e.last
+        )),
+        Stop::Cap => notes.push(format!(
+            "Output cap of {} characters per call reached after line {}{of_total}. Read on with offset={next} and a smaller limit (or `{shown}:{next}-{}`).",
+            config.max_output_chars,
+            e.last,
+            next + 199
+        )),
+    }
+    if e.long_lines > 0 {
+        notes.push(format!(
+            "{} line(s) longer than {} characters were cut; see them whole with the bash tool (`cut -c`, `fold`).",
+            e.long_lines, config.max_line_chars
+        ));
+    }
+    (!notes.is_empty()).then(|| notes.join(" "))
+}
+
+/// Reads every path of a call (see the [module documentation](self)).
+pub fn read_files(
+    ctx: &ToolContext,
+    ws: &Workspace,
+    config: &FileConfig,
+    paths: &[String],
+    offset: Option<usize>,
+    limit: Option<usize>,
+) -> Result<FilesRead, ToolError> {
+    if paths.is_empty() {
+        return Err(
+            ToolError::validation("paths is empty; name at least one file")
+                .with_suggestion(r#"Example: read_file(paths=["src/main.rs", "README.md:1-40"])"#),
+        );
+    }
+    if paths.len() > config.max_files_per_read {
+        return Err(ToolError::validation(format!(
+            "{} paths given; one call reads at most {}",
+            paths.len(),
+            config.max_files_per_read
+        ))
+        .with_suggestion("Split the paths over several calls."));
+    }
+    let mut budget = config.max_output_chars;
+    let mut files = Vec::new();
+    let mut failed = Vec::new();
+    let mut first_error = None;
+    for spec in paths {
+        if budget == 0 {
+            failed.push(FailedRead {
+                path: spec.clone(),
+                error_type: "user_error".to_owned(),
+                error: format!(
+                    "not read: this call's output cap of {} characters was reached; read it in another call",
+                    config.max_output_chars
+                ),
+            });
+            continue;
+        }
+        match read_one(ctx, ws, config, spec, offset, limit, budget) {
+            Ok(f) => {
+                budget = if f.capped {
+                    0
+                } else {
+                    budget.saturating_sub(f.content.len())
+                };
+                files.push(f);
+            }
+            Err(e) => {
+                failed.push(FailedRead {
+                    path: spec.clone(),
+                    error_type: e.kind().as_str().to_owned(),
+                    error: e.message().to_owned(),
+                });
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let (true, 1, Some(e)) = (files.is_empty(), failed.len(), first_error) {
+        // One path, one failure: answer with the error itself (its kind and suggestion).
+        return Err(e);
+    }
+    Ok(FilesRead {
+        r#type: "files_read",
+        files_read: files.len(),
+        files,
+        failed,
+    })
+}
+
+/// Read one or more text files, with line numbers.
+#[tool(
+    name = "read_file",
+    description = "Read one or more text files, numbered like `cat -n`. A path may name a line range: `src/main.rs:10-20` or `src/main.rs:100-`; or give offset (first line, 1-based) and limit (lines). At most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Paths are relative to the first project, or `project:path`.",
+    category = "file_reading",
+    toolsets(file),
+    permissions(read_files),
+    read_only,
+    aliases(read, read_files)
+)]
+pub async fn read_file(
+    ctx: &ToolContext,
+    /// Files to read, each optionally with a line range (`path:10-20`).
+    paths: Vec<String>,
+    /// First line to read, 1-based (for every path without its own range).
+    offset: Option<usize>,
+    /// Most lines to read per file (0 or absent: the default, 2,000).
+    limit: Option<usize>,
+) -> ToolResult<FilesRead> {
+    let ws = ctx.require_service::<Workspace>()?;
+    let config = FileConfig::of(ctx);
+    let ctx = ctx.clone();
+    blocking(move || read_files(&ctx, &ws, &config, &paths, offset, limit)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_range;
+
+    #[test]
+    fn ranges() {
+        assert_eq!(split_range("a.rs:10-20"), ("a.rs", Some((10, Some(20)))));
+        assert_eq!(split_range("a.rs:10-"), ("a.rs", Some((10, None))));
+        assert_eq!(split_range("a.rs:7"), ("a.rs", Some((7, Some(7)))));
+        assert_eq!(
+            split_range("docs:a.rs:1-2"),
+            ("docs:a.rs", Some((1, Some(2))))
+        );
+        assert_eq!(split_range("docs:a.rs"), ("docs:a.rs", None));
+        assert_eq!(split_range("a.rs:x-1"), ("a.rs:x-1", None));
+    }
+}
