@@ -28,7 +28,8 @@ fn the_spec_declares_a_destructive_file_tool_needing_approval() {
         .expect("registered")
         .spec()
         .clone();
-    assert_eq!(spec.category.as_deref(), Some("file"));
+    assert_eq!(spec.category.as_deref(), Some("file_writing"));
+    assert!(spec.toolsets.iter().any(|t| t == "file"));
     assert!(spec.requires_approval);
     assert!(spec.annotations.destructive);
     assert!(!spec.annotations.read_only);
