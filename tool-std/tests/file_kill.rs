@@ -33,7 +33,11 @@ fn child(dir: &str) -> ! {
     let session = file_support::session_for(&ws, FileConfig::default());
     let mut i = 0u64;
     loop {
-        let (from, to) = if i % 2 == 0 { ("A", "B") } else { ("B", "A") };
+        let (from, to) = if i.is_multiple_of(2) {
+            ("A", "B")
+        } else {
+            ("B", "A")
+        };
         let args = json!({"path": "big.txt", "find": from, "replace": to, "replace_all": true, "overwrite": true});
         let out = rt.block_on(session.call(tool_core::ToolCall::new(
             "k",
