@@ -82,17 +82,33 @@ async fn countdown(
             "`from` and `tick_ms` are at most 1000; count in several calls",
         ));
     }
+    // A cancelled call's task is stopped where it waits; what must happen then (ending a
+    // child process, removing a temp file) belongs in a guard's `drop`.
+    let mut guard = Cleanup {
+        token: ctx.cancellation().clone(),
+        left: from,
+    };
     for step in (1..=from).rev() {
+        guard.left = step;
         ctx.progress(format!("{step} to go")).await;
-        tokio::select! {
-            () = tokio::time::sleep(Duration::from_millis(tick_ms)) => {}
-            () = ctx.cancellation().cancelled() => {
-                eprintln!("countdown: cancelled with {step} to go");
-                return Err(ToolError::user("cancelled"));
-            }
+        tokio::time::sleep(Duration::from_millis(tick_ms)).await;
+    }
+    guard.left = 0;
+    Ok(Done { counted: from })
+}
+
+/// Reports a countdown stopped by cancellation.
+struct Cleanup {
+    token: tokio_util::sync::CancellationToken,
+    left: u32,
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        if self.left > 0 && self.token.is_cancelled() {
+            eprintln!("countdown: cancelled with {} to go", self.left);
         }
     }
-    Ok(Done { counted: from })
 }
 
 #[tokio::main]

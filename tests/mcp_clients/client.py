@@ -71,7 +71,7 @@ async def run_steps(session, steps):
                     await first.wait()
                 tg.cancel_scope.cancel()
             # Give the courtesy cancellation time to reach the server before the next step.
-            await anyio.sleep(0.5)
+            await anyio.sleep(2)
             out = {"cancelled": True, "progress": seen}
         else:
             raise ValueError(f"unknown op {op}")
