@@ -120,8 +120,8 @@ pub use events::{Event, EventData, EventFilter, EventKind, EventStream, Subscrip
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
 pub use runtime::{
-    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallObserver, CallOptions, CallOutcome,
-    DenyAll, FnApprover, Runtime, RuntimeBuilder, Session, SessionConfig,
+    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallObserver, CallOptions,
+    CallOutcome, DenyAll, FnApprover, Runtime, RuntimeBuilder, Session, SessionConfig,
 };
 pub use schema::NoArgs;
 pub use spec::{

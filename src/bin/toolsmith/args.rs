@@ -83,7 +83,12 @@ pub(crate) enum Command {
         #[arg(long, value_name = "ADDR")]
         http: Option<String>,
         /// The token every HTTP request must carry (`Authorization: Bearer TOKEN`).
-        #[arg(long, value_name = "TOKEN", env = "TOOLSMITH_TOKEN", hide_env_values = true)]
+        #[arg(
+            long,
+            value_name = "TOKEN",
+            env = "TOOLSMITH_TOKEN",
+            hide_env_values = true
+        )]
         token: Option<String>,
     },
     /// Rewrite every stored agent's enabled tools from old tool names to the current ones,

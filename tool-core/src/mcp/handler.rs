@@ -32,7 +32,10 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// The tools of `runtime`'s registry offered in mode `mcp`, exported once.
-    pub(crate) fn new(runtime: Runtime, options: &ServeOptions) -> Result<Shared, super::ServeError> {
+    pub(crate) fn new(
+        runtime: Runtime,
+        options: &ServeOptions,
+    ) -> Result<Shared, super::ServeError> {
         let mut tools = Vec::new();
         for entry in runtime.registry().iter() {
             if !entry.spec().supports_mode(Mode::Mcp) {
@@ -172,8 +175,8 @@ impl ServerHandler for McpHandler {
         if let Some(token) = &token {
             while let Ok(message) = rx.try_recv() {
                 progress += 1;
-                let param =
-                    ProgressNotificationParam::new(token.clone(), progress as f64).with_message(message);
+                let param = ProgressNotificationParam::new(token.clone(), progress as f64)
+                    .with_message(message);
                 let _ = context.peer.notify_progress(param).await;
             }
         }
@@ -192,9 +195,25 @@ impl ServerHandler for McpHandler {
 /// The `format` values JSON Schema 2020-12 defines; clients that validate (the MCP
 /// Inspector compiles output schemas with Ajv) complain about any other.
 const STANDARD_FORMATS: &[&str] = &[
-    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname",
-    "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template",
-    "json-pointer", "relative-json-pointer", "regex",
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
 ];
 
 /// Drops schemars' Rust-type formats (`uint32`, `double`, `int64`, ...) from a schema going

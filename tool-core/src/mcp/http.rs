@@ -259,7 +259,10 @@ mod tests {
     #[test]
     fn tokens_from_header_and_cookie() {
         let mut h = HeaderMap::new();
-        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer abc"));
+        h.insert(
+            header::AUTHORIZATION,
+            HeaderValue::from_static("Bearer abc"),
+        );
         h.insert(
             header::COOKIE,
             HeaderValue::from_static("x=1; toolsmith_token=def; y=2"),
@@ -276,12 +279,21 @@ mod tests {
         let mut h = HeaderMap::new();
         assert!(origin_allowed(&h, &[]));
         h.insert(header::HOST, HeaderValue::from_static("127.0.0.1:8080"));
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:8080"));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:8080"),
+        );
         assert!(origin_allowed(&h, &[]));
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://evil.example"));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://evil.example"),
+        );
         assert!(!origin_allowed(&h, &[]));
         assert!(origin_allowed(&h, &["http://evil.example".to_owned()]));
-        h.insert(header::ORIGIN, HeaderValue::from_static("http://127.0.0.1:9999"));
+        h.insert(
+            header::ORIGIN,
+            HeaderValue::from_static("http://127.0.0.1:9999"),
+        );
         assert!(!origin_allowed(&h, &[]));
     }
 

@@ -270,6 +270,9 @@ where
 
 /// Serves one MCP session over the process's stdin and stdout until stdin closes. Nothing
 /// else may write to stdout meanwhile (it is the protocol's channel); log to stderr.
-pub async fn serve_stdio(runtime: impl IntoRuntime, options: ServeOptions) -> Result<(), ServeError> {
+pub async fn serve_stdio(
+    runtime: impl IntoRuntime,
+    options: ServeOptions,
+) -> Result<(), ServeError> {
     serve(runtime, options, rmcp::transport::stdio()).await
 }
