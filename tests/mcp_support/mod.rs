@@ -293,3 +293,9 @@ impl Drop for ServeProcess {
         let _ = self.child.wait();
     }
 }
+
+/// rmcp's HTTP client is reqwest built without a default TLS provider (as the workspace
+/// builds it); loopback needs no TLS, but reqwest wants a provider installed to build.
+pub fn init_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
