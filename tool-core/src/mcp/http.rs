@@ -140,7 +140,7 @@ fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
         return false;
     };
     let origin = normalize_origin(origin);
-    if allowed.iter().any(|a| *a == origin) {
+    if allowed.contains(&origin) {
         return true;
     }
     let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
