@@ -14,8 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Content, ServerCapabilities,
-    ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -62,10 +61,7 @@ impl ServerHandler for Baseline {
             .and_then(|a| a.get("n"))
             .and_then(Value::as_u64)
             .ok_or_else(|| ErrorData::invalid_params("`n` must be a number", None))?;
-        let out = json!({ "n": n });
-        let mut result = CallToolResult::success(vec![Content::text(out.to_string())]);
-        result.structured_content = Some(out);
-        Ok(result.into())
+        Ok(CallToolResult::structured(json!({ "n": n })).into())
     }
 }
 

@@ -84,7 +84,6 @@ fn mcp_server_example_serves_stdio() {
         call["result"]["structuredContent"]["value"], 273.15,
         "{call}"
     );
-    drop(send);
     drop(stdin);
     assert!(child.wait().expect("exit").success());
 }

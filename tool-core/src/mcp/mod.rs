@@ -1,7 +1,7 @@
 //! A registry served over the Model Context Protocol (feature `mcp`).
 //!
 //! Every MCP host (Claude Desktop, Claude Code, Cursor, Codex, goose) speaks MCP, so serving
-//! a [`Registry`](crate::Registry) over it is how existing agents use these tools, and how a
+//! a [`Registry`] over it is how existing agents use these tools, and how a
 //! deployment outgrows one process: many agents on many machines reach one tool host over
 //! MCP's streamable HTTP transport, an existing protocol rather than a home-made one. The
 //! server is built on the official Rust SDK, `rmcp`; this module only maps MCP onto the
