@@ -36,6 +36,8 @@
 //!   outcomes rendered back as their result messages ([`provider::render_result`]).
 //! - [`EventStream`], [`ActivityStore`]: what a UI watches.
 //! - [`ResourcesTracker`]: show each resource once per conversation.
+//! - `mcp` (feature `mcp`): a registry served over the Model Context Protocol, on stdio or
+//!   streamable HTTP, with the official `rmcp` SDK.
 //!
 //! # Example
 //!
@@ -96,6 +98,8 @@ mod call;
 mod context;
 mod error;
 pub mod events;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod provider;
 mod registry;
 mod render;
@@ -116,8 +120,8 @@ pub use events::{Event, EventData, EventFilter, EventKind, EventStream, Subscrip
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
 pub use runtime::{
-    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallOutcome, DenyAll, FnApprover,
-    Runtime, RuntimeBuilder, Session, SessionConfig,
+    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallObserver, CallOptions,
+    CallOutcome, DenyAll, FnApprover, Runtime, RuntimeBuilder, Session, SessionConfig,
 };
 pub use schema::NoArgs;
 pub use spec::{

@@ -1,0 +1,301 @@
+//! Shared by the MCP tests: test tools registered by hand, an in-process HTTP server, the
+//! real clients (the Python `mcp` package, the MCP Inspector) and how to find them.
+#![allow(dead_code, unreachable_pub)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use toolsmith::mcp::{HttpServer, ServeOptions};
+use toolsmith::{Action, Registry, Render, Runtime, ToolContext, ToolResult, tool};
+
+/// What the slow test tool saw: how many calls were stopped with their token fired.
+#[derive(Default)]
+pub struct Seen {
+    pub cancelled: AtomicUsize,
+    pub log: Mutex<Vec<String>>,
+}
+
+static SEEN: std::sync::OnceLock<Arc<Seen>> = std::sync::OnceLock::new();
+
+pub fn seen() -> Arc<Seen> {
+    SEEN.get_or_init(Default::default).clone()
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Ticks {
+    pub ticks: u32,
+}
+impl Render for Ticks {}
+
+struct Guard(tokio_util::sync::CancellationToken, bool);
+impl Drop for Guard {
+    fn drop(&mut self) {
+        if !self.1 && self.0.is_cancelled() {
+            seen().cancelled.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Tick a number of times, streaming a chunk and a progress message per tick.
+#[tool(name = "slow", read_only, register = false)]
+async fn slow(
+    ctx: &ToolContext,
+    /// How many ticks (at most 500).
+    ticks: u32,
+    /// Milliseconds per tick (at most 1000).
+    ms: u64,
+) -> ToolResult<Ticks> {
+    let mut guard = Guard(ctx.cancellation().clone(), false);
+    for i in 0..ticks.min(500) {
+        ctx.emit_chunk(format!("chunk {i}\n"));
+        ctx.progress(format!("tick {i}")).await;
+        tokio::time::sleep(Duration::from_millis(ms.min(1000))).await;
+    }
+    guard.1 = true;
+    Ok(Ticks { ticks })
+}
+
+/// A colour.
+#[derive(Action, Clone, Copy)]
+pub enum Colour {
+    /// Red.
+    Red,
+    /// Green.
+    Green,
+    /// Blue.
+    Blue,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Echoed {
+    pub n: u64,
+    pub colour: String,
+}
+impl Render for Echoed {}
+
+/// Echo a number and a colour.
+#[tool(name = "echo", read_only, idempotent, register = false)]
+async fn echo(
+    /// Any number.
+    n: u64,
+    /// A colour.
+    colour: Colour,
+) -> ToolResult<Echoed> {
+    let colour = match colour {
+        Colour::Red => "red",
+        Colour::Green => "green",
+        Colour::Blue => "blue",
+    };
+    Ok(Echoed {
+        n,
+        colour: colour.to_owned(),
+    })
+}
+
+/// Forget something (needs approval).
+#[tool(name = "forget", destructive, requires_approval, register = false)]
+async fn forget(
+    /// What to forget.
+    what: String,
+) -> ToolResult<Echoed> {
+    Ok(Echoed {
+        n: what.len() as u64,
+        colour: String::new(),
+    })
+}
+
+/// A runtime with the hand-registered test tools, no redundancy check (the load test sends
+/// many identical calls and every one must run).
+pub fn test_runtime() -> Runtime {
+    let registry = Registry::builder()
+        .register(SlowTool)
+        .register(EchoTool)
+        .register(ForgetTool)
+        .build()
+        .expect("registry");
+    Runtime::builder(registry)
+        .dedupe(false)
+        .max_concurrent(256)
+        .build()
+}
+
+/// Starts an in-process HTTP server on an ephemeral loopback port; returns its endpoint.
+pub async fn start_http(runtime: Runtime, options: ServeOptions) -> String {
+    let server = HttpServer::bind("127.0.0.1:0".parse().expect("addr"), runtime, options)
+        .await
+        .expect("bind");
+    let url = server.endpoint().expect("endpoint");
+    tokio::spawn(server.run());
+    url
+}
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Python of the venv `.ci/run` makes (`target/mcp-venv`, or `TOOLSMITH_MCP_VENV`), if it
+/// has the `mcp` package; else prints why the test skips.
+pub fn python() -> Option<PathBuf> {
+    let venv = std::env::var_os("TOOLSMITH_MCP_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target").join("mcp-venv"));
+    let py = venv.join("bin").join("python");
+    let ok = Command::new(&py)
+        .args(["-c", "import mcp"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!(
+            "SKIPPED: no Python `mcp` client at {} (`.ci/run` installs it: python3 -m venv \
+             target/mcp-venv && target/mcp-venv/bin/pip install mcp)",
+            py.display()
+        );
+        return None;
+    }
+    Some(py)
+}
+
+/// The MCP Inspector CLI `.ci/run` installs under `target/mcp-inspector`, if there.
+pub fn inspector() -> Option<PathBuf> {
+    let bin = repo().join("target/mcp-inspector/node_modules/.bin/mcp-inspector");
+    let node = Command::new("node")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !node || !bin.exists() {
+        eprintln!(
+            "SKIPPED: no MCP Inspector at {} (`.ci/run` installs it: npm install --prefix \
+             target/mcp-inspector @modelcontextprotocol/inspector)",
+            bin.display()
+        );
+        return None;
+    }
+    Some(bin)
+}
+
+/// An example's binary: next to the test binary's directory, built if missing.
+pub fn example(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    let debug = exe.parent().and_then(Path::parent).expect("target dir");
+    let path = debug.join("examples").join(name);
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = Command::new(cargo)
+            .args(["build", "--quiet", "--example", name])
+            .current_dir(repo())
+            .status()
+            .expect("cargo build --example");
+        assert!(status.success(), "building example {name} failed");
+    }
+    path
+}
+
+/// Runs the Python client over `transport` args with `steps`; the answers, one per step.
+pub fn run_python(
+    py: &Path,
+    transport: &[&str],
+    steps: &Value,
+    dir: &Path,
+) -> (Vec<Value>, String) {
+    let mut child = Command::new(py)
+        .arg(repo().join("tests/mcp_clients/client.py"))
+        .args(transport)
+        .current_dir(dir)
+        .env_remove("SEARXNG_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn python");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(steps.to_string().as_bytes())
+            .expect("write steps");
+    }
+    let out: Output = child.wait_with_output().expect("python");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        out.status.success(),
+        "the Python client failed: {}\nstdout: {}",
+        stderr,
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let answers = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("answer line is JSON"))
+        .collect();
+    (answers, stderr)
+}
+
+/// A `toolsmith serve --http 127.0.0.1:0` process, killed on drop.
+pub struct ServeProcess {
+    pub child: std::process::Child,
+    pub url: String,
+    pub stderr: Arc<Mutex<String>>,
+}
+
+impl ServeProcess {
+    /// Starts `toolsmith --root DIR [global...] serve --http 127.0.0.1:0 [extra...]` and waits
+    /// for the endpoint it prints.
+    pub fn http(dir: &Path, extra: &[&str]) -> ServeProcess {
+        use std::io::BufRead;
+        let root = dir.to_str().expect("utf-8");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+            .args(["--root", root, "serve", "--http", "127.0.0.1:0"])
+            .args(extra)
+            .current_dir(dir)
+            .env_remove("SEARXNG_URL")
+            .env_remove("TOOLSMITH_TOKEN")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn toolsmith serve");
+        let mut lines = std::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let mut seen = String::new();
+        let url = loop {
+            let Some(Ok(line)) = lines.next() else {
+                let _ = child.kill();
+                panic!("toolsmith serve ended before printing its endpoint: {seen}");
+            };
+            seen.push_str(&line);
+            seen.push('\n');
+            if let Some(url) = line.strip_prefix("toolsmith: serving MCP on ") {
+                break url.trim().to_owned();
+            }
+        };
+        let stderr = Arc::new(Mutex::new(seen));
+        let sink = stderr.clone();
+        std::thread::spawn(move || {
+            for line in lines.map_while(Result::ok) {
+                if let Ok(mut s) = sink.lock() {
+                    s.push_str(&line);
+                    s.push('\n');
+                }
+            }
+        });
+        ServeProcess { child, url, stderr }
+    }
+}
+
+impl Drop for ServeProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// rmcp's HTTP client is reqwest built without a default TLS provider (as the workspace
+/// builds it); loopback needs no TLS, but reqwest wants a provider installed to build.
+pub fn init_tls() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
