@@ -34,7 +34,8 @@
 //! - [`provider`]: tool definitions exported to OpenAI, Anthropic, Gemini, MCP and an XML
 //!   prompt ([`provider::export`]), their tool calls imported ([`provider::Importer`]) and
 //!   outcomes rendered back as their result messages ([`provider::render_result`]).
-//! - [`EventStream`], [`ActivityStore`]: what a UI watches.
+//! - [`EventStream`], [`ActivityStore`]: what a UI watches; with the `mcp` feature,
+//!   `mcp::activity` serves them to a browser as a live page.
 //! - [`ResourcesTracker`]: show each resource once per conversation.
 //!
 //! # Example
@@ -96,6 +97,8 @@ mod call;
 mod context;
 mod error;
 pub mod events;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod provider;
 mod registry;
 mod render;

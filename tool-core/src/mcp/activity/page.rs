@@ -1,0 +1,130 @@
+//! `GET /activity` and its assets, and the `?token=` first visit.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::{Shared, json_error};
+
+const INDEX: &str = include_str!("assets/index.html");
+const SCRIPT: &str = include_str!("assets/app.js");
+const STYLE: &str = include_str!("assets/style.css");
+
+/// The cookie a browser holds the server's token in.
+pub(super) const COOKIE: &str = "toolsmith_token";
+
+/// The page may load its own script, style and data, and nothing else: no inline script, so
+/// text that slipped into the markup could not run.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
+                   connect-src 'self'; img-src 'self' data:; base-uri 'none'; \
+                   form-action 'none'; frame-ancestors 'none'";
+
+pub(super) async fn index(
+    State(shared): State<Arc<Shared>>,
+    query: Result<Query<HashMap<String, String>>, axum::extract::rejection::QueryRejection>,
+) -> Response {
+    if let Some(token) = query.as_ref().ok().and_then(|Query(q)| q.get("token")) {
+        return first_visit(&shared, token);
+    }
+    asset(INDEX, "text/html; charset=utf-8")
+}
+
+pub(super) async fn script() -> Response {
+    asset(SCRIPT, "text/javascript; charset=utf-8")
+}
+
+pub(super) async fn style() -> Response {
+    asset(STYLE, "text/css; charset=utf-8")
+}
+
+fn asset(body: &'static str, content_type: &'static str) -> Response {
+    let mut r = body.into_response();
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// Stores the token as an `HttpOnly`, `SameSite=Strict` cookie and redirects to the page
+/// without it, so it leaves the address bar and the history.
+fn first_visit(shared: &Shared, token: &str) -> Response {
+    if token.is_empty() || token.len() > 512 || !token.bytes().all(is_cookie_octet) {
+        return json_error(
+            StatusCode::BAD_REQUEST,
+            "the token must be 1 to 512 printable ASCII characters without spaces, quotes, \
+             commas, semicolons or backslashes; open the address the server printed"
+                .into(),
+        );
+    }
+    if let Some(expected) = &shared.token
+        && !constant_time_eq(expected.as_bytes(), token.as_bytes())
+    {
+        return json_error(
+            StatusCode::UNAUTHORIZED,
+            "the token is not this server's; open the address the server printed at start".into(),
+        );
+    }
+    let cookie = format!("{COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict");
+    let mut r = StatusCode::SEE_OTHER.into_response();
+    let h = r.headers_mut();
+    // A relative reference: right wherever the routes are mounted.
+    h.insert(header::LOCATION, HeaderValue::from_static("activity"));
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        h.insert(header::SET_COOKIE, v);
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    r
+}
+
+/// RFC 6265's cookie-octet: what a cookie value may hold unquoted.
+fn is_cookie_octet(b: u8) -> bool {
+    matches!(b, 0x21 | 0x23..=0x2B | 0x2D..=0x3A | 0x3C..=0x5B | 0x5D..=0x7E)
+}
+
+/// Compares without stopping at the first difference, so the time taken says nothing about
+/// how much of a guess was right (the length may show).
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookie_octets_refuse_what_would_split_the_header() {
+        for bad in [b' ', b';', b',', b'"', b'\\', b'\r', b'\n', 0x7f] {
+            assert!(!is_cookie_octet(bad), "{bad}");
+        }
+        assert!(b"abc-XYZ_0.9~+/=".iter().all(|&b| is_cookie_octet(b)));
+    }
+
+    #[test]
+    fn constant_time_eq_compares() {
+        assert!(constant_time_eq(b"secret", b"secret"));
+        assert!(!constant_time_eq(b"secret", b"secreT"));
+        assert!(!constant_time_eq(b"secret", b"secrets"));
+    }
+}

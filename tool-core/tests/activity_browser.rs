@@ -1,0 +1,387 @@
+//! The activity page in a real browser: headless Chromium, driven over the DevTools protocol
+//! on a loopback websocket, watches calls made on the same runtime and the test reads the
+//! page's DOM. Screenshots (desktop and phone width) go to the build output:
+//! `target/tmp/activity-*.png`.
+//!
+//! Skips, saying why, where Chromium is not installed (`.ci/run` installs it).
+
+mod activity_common;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use activity_common::{HOSTILE, runtime, serve};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tool_core::ToolCall;
+use tool_core::mcp::activity::ActivityConfig;
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// A DevTools protocol connection to the browser, with one page attached.
+struct Cdp {
+    ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    next: u64,
+    session: Option<String>,
+}
+
+impl Cdp {
+    async fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = &self.session {
+            msg["sessionId"] = json!(s);
+        }
+        self.ws
+            .send(Message::text(msg.to_string()))
+            .await
+            .expect("send to the browser");
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(30), self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("the browser did not answer {method} within 30 s"))
+                .expect("the browser closed the connection")
+                .expect("websocket error");
+            let Ok(text) = frame.to_text() else { continue };
+            let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            if v["id"] == id {
+                if let Some(e) = v.get("error") {
+                    panic!("{method} failed: {e}");
+                }
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates an expression in the page; its value (by value).
+    async fn eval(&mut self, expr: &str) -> Value {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await;
+        if let Some(ex) = r.get("exceptionDetails") {
+            panic!("the page threw evaluating {expr}: {ex}");
+        }
+        r["result"]["value"].clone()
+    }
+
+    /// The page's cells as the test reads them.
+    async fn cells(&mut self) -> Vec<Value> {
+        let v = self.eval(CELLS).await;
+        serde_json::from_str(v.as_str().unwrap_or("[]")).unwrap_or_default()
+    }
+
+    /// Polls the cells until `pred` holds (20 s at most).
+    async fn wait_cells(&mut self, what: &str, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        for _ in 0..200 {
+            let cells = self.cells().await;
+            if pred(&cells) {
+                return cells;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the page never showed {what}: {:#?}", self.cells().await);
+    }
+
+    async fn screenshot(&mut self, width: u32, height: u32, mobile: bool, name: &str) -> PathBuf {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let shot = self
+            .call("Page.captureScreenshot", json!({"format": "png"}))
+            .await;
+        use base64::Engine as _;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().expect("screenshot data"))
+            .expect("base64 screenshot");
+        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::write(&path, png).expect("write screenshot");
+        path
+    }
+}
+
+const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('#cells > article.cell')).map(c => ({
+  id: c.dataset.callId, tool: c.dataset.tool, status: c.dataset.status, hidden: c.hidden,
+  name: c.querySelector('.name').textContent,
+  message: c.querySelector('.message').textContent,
+  output: c.querySelector('.output').textContent,
+  error: c.querySelector('.error').textContent,
+  meta: c.querySelector('.meta').textContent,
+  result: c.querySelector('.result pre').textContent,
+  input: c.querySelector('.input pre').textContent,
+  elements: c.querySelectorAll('script, img, b').length,
+})))"#;
+
+fn find<'a>(cells: &'a [Value], tool: &str) -> Option<&'a Value> {
+    cells.iter().find(|c| c["tool"] == tool)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_each_call_live_and_escapes_tool_output() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped: no chromium on PATH (set CHROMIUM=/path/to/chromium, or apt-get install chromium)"
+        );
+        return;
+    };
+    let (rt, gate) = runtime();
+    let (addr, _activity) = serve(&rt, ActivityConfig::default()).await;
+
+    let profile = tempfile::tempdir().expect("profile dir");
+    let mut child = tokio::process::Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            "--window-size=1280,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start chromium");
+
+    // Chromium writes its DevTools port and browser path to this file once it listens.
+    let port_file = profile.path().join("DevToolsActivePort");
+    let mut endpoint = None;
+    for _ in 0..300 {
+        if let Ok(text) = std::fs::read_to_string(&port_file) {
+            let mut lines = text.lines();
+            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                endpoint = Some(format!("ws://127.0.0.1:{port}{path}"));
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let endpoint = endpoint.expect("chromium did not open its DevTools port within 30 s");
+    let (ws, _) = tokio_tungstenite::connect_async(endpoint.as_str())
+        .await
+        .expect("connect to the DevTools websocket");
+    let mut cdp = Cdp {
+        ws,
+        next: 0,
+        session: None,
+    };
+    let target = cdp
+        .call("Target.createTarget", json!({"url": "about:blank"}))
+        .await;
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+        )
+        .await;
+    cdp.session = Some(attached["sessionId"].as_str().unwrap().to_owned());
+    cdp.call("Page.enable", json!({})).await;
+    cdp.call("Runtime.enable", json!({})).await;
+    cdp.call(
+        "Page.navigate",
+        json!({"url": format!("http://{addr}/activity")}),
+    )
+    .await;
+    for _ in 0..200 {
+        let state = cdp
+            .eval(
+                "document.getElementById('conn') && document.getElementById('conn').dataset.state",
+            )
+            .await;
+        if state == "live" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        cdp.eval("document.getElementById('conn').dataset.state")
+            .await,
+        "live",
+        "the page connected to its event stream"
+    );
+
+    // The calls, on a session of the same runtime.
+    let s = rt.session();
+    assert!(
+        s.call(ToolCall::new("1", "echo", r#"{"text": "hello page"}"#))
+            .await
+            .is_success()
+    );
+    let bad = s.call(ToolCall::new("2", "echo", r#"{"text": 5}"#)).await;
+    let bad_text = bad.error().expect("a validation error").full_message();
+    s.call(ToolCall::new("3", "html", "{}")).await;
+    s.call(ToolCall::new("4", "internal", "{}")).await;
+    let streaming = {
+        let s = s.clone();
+        tokio::spawn(async move {
+            s.call(ToolCall::new("5", "stream", r#"{"lines": 600}"#))
+                .await
+        })
+    };
+
+    // The streaming cell shows its first line while the call still runs.
+    let cells = cdp
+        .wait_cells("the stream's first line", |c| {
+            find(c, "stream").is_some_and(|s| s["output"].as_str().unwrap().contains("line 1\n"))
+        })
+        .await;
+    let stream = find(&cells, "stream").unwrap();
+    assert_eq!(stream["status"], "in_progress", "{stream}");
+    assert_eq!(stream["message"], "Running the command");
+    assert!(stream["meta"].as_str().unwrap().starts_with("running"));
+    assert!(
+        !streaming.is_finished(),
+        "the call had not ended when its line showed"
+    );
+    let mid = cdp
+        .screenshot(1280, 900, false, "activity-running.png")
+        .await;
+    eprintln!("screenshot while the stream runs: {}", mid.display());
+
+    gate.0.cancel();
+    assert!(streaming.await.unwrap().is_success());
+    let cells = cdp
+        .wait_cells("the stream's end", |c| {
+            find(c, "stream").is_some_and(|s| s["status"] == "success")
+        })
+        .await;
+
+    // One cell per call, newest on top.
+    let order: Vec<_> = cells.iter().map(|c| c["tool"].as_str().unwrap()).collect();
+    assert_eq!(order, ["stream", "internal", "html", "echo", "echo"]);
+    let (ok, failed) = (&cells[4], &cells[3]);
+    assert_eq!(
+        (ok["name"].as_str(), ok["status"].as_str()),
+        (Some("echo"), Some("success"))
+    );
+    assert!(ok["result"].as_str().unwrap().contains("hello page"));
+    assert!(ok["input"].as_str().unwrap().contains("hello page"));
+    assert!(
+        ok["meta"].as_str().unwrap().contains(" ms") || ok["meta"].as_str().unwrap().contains(" s")
+    );
+    assert_eq!(failed["status"], "failure");
+    let shown_error = failed["error"].as_str().unwrap();
+    assert!(
+        shown_error.starts_with("validation_error: "),
+        "{shown_error}"
+    );
+    assert!(
+        bad_text.contains(shown_error.trim_start_matches("validation_error: ")),
+        "the page shows the error's text: {shown_error:?} vs {bad_text:?}"
+    );
+    let stream = find(&cells, "stream").unwrap();
+    assert!(
+        stream["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("line 1\nline 2\n")
+    );
+    assert_eq!(
+        stream["message"], "",
+        "the display message goes when the call ends"
+    );
+
+    // Markup in tool output is text.
+    let html = find(&cells, "html").unwrap();
+    assert_eq!(html["status"], "success");
+    assert_eq!(html["output"], HOSTILE);
+    assert!(
+        html["result"]
+            .as_str()
+            .unwrap()
+            .contains("<script>window.__pwned=1</script>")
+    );
+    assert_eq!(html["elements"], 0, "no element was made from tool output");
+    assert_eq!(cdp.eval("typeof window.__pwned").await, "undefined");
+
+    // `user_facing = false` is hidden until the toggle shows it.
+    assert_eq!(find(&cells, "internal").unwrap()["hidden"], true);
+    cdp.eval("document.getElementById('f-hidden').click()")
+        .await;
+    let cells = cdp.cells().await;
+    assert_eq!(find(&cells, "internal").unwrap()["hidden"], false);
+    cdp.eval("document.getElementById('f-hidden').click()")
+        .await;
+
+    // Filters: toolset and status.
+    cdp.eval(
+        "(() => { const s = document.getElementById('f-toolset'); s.value = 'shell'; \
+         s.dispatchEvent(new Event('change')); })()",
+    )
+    .await;
+    let shown: Vec<_> = cdp
+        .cells()
+        .await
+        .into_iter()
+        .filter(|c| c["hidden"] == false)
+        .map(|c| c["tool"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(shown, ["stream"]);
+    cdp.eval(
+        "(() => { const s = document.getElementById('f-toolset'); s.value = ''; \
+         s.dispatchEvent(new Event('change')); \
+         document.querySelector('#f-status [data-status=failure]').click(); })()",
+    )
+    .await;
+    let shown: Vec<_> = cdp
+        .cells()
+        .await
+        .into_iter()
+        .filter(|c| c["hidden"] == false)
+        .map(|c| c["status"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(shown, ["failure"]);
+    cdp.eval("document.querySelector('#f-status [data-status=\"\"]').click()")
+        .await;
+
+    // Fold open the error and the html result for the screenshots, as a click would.
+    cdp.eval(
+        "document.querySelectorAll('.cell[data-status=failure] .result, \
+         .cell[data-tool=html] .result').forEach(d => d.querySelector('summary').click())",
+    )
+    .await;
+    let desktop = cdp
+        .screenshot(1280, 900, false, "activity-desktop.png")
+        .await;
+    let phone = cdp.screenshot(390, 844, true, "activity-phone.png").await;
+    eprintln!("screenshots: {} {}", desktop.display(), phone.display());
+    // Nothing at phone width is wider than the screen.
+    let overflow = cdp
+        .eval("document.documentElement.scrollWidth <= window.innerWidth")
+        .await;
+    assert_eq!(overflow, true, "the page fits a 390 px wide screen");
+
+    let _ = child.kill().await;
+}
