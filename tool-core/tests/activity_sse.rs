@@ -416,3 +416,33 @@ async fn with_a_server_token_a_wrong_first_visit_is_refused() {
     assert_eq!(get(addr, "/activity?token=wrong").await.0, 401);
     assert_eq!(get(addr, "/activity?token=right").await.0, 303);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn events_lost_before_the_feed_are_announced_with_their_count() {
+    // One thread: the tool's 100 chunks are emitted before the feed's task runs, so its
+    // 16-event queue overflows.
+    let (rt, _) = runtime();
+    let activity =
+        tool_core::mcp::activity::Activity::with_config(&rt, ActivityConfig::default().queue(16))
+            .unwrap();
+    let mut sub = activity.feed().subscribe(None);
+    rt.session()
+        .call(ToolCall::new("1", "chunks", r#"{"n": 100}"#))
+        .await;
+    let (mut delivered, mut lost, mut seq) = (0, 0, 0);
+    while delivered + lost < 102 {
+        let Some(tool_core::mcp::activity::FeedMessage::Event(e)) = sub.next().await else {
+            panic!("the feed ended early");
+        };
+        seq += 1;
+        assert_eq!(e.seq, seq, "the feed's own numbering has no gap");
+        let v: Value = serde_json::from_str(&e.json).unwrap();
+        if v["type"] == "EVENTS_LOST" {
+            lost += v["count"].as_u64().unwrap();
+        } else {
+            delivered += 1;
+        }
+    }
+    assert!(lost > 50, "{lost} lost, {delivered} delivered");
+    assert_eq!(delivered + lost, 102);
+}
