@@ -19,3 +19,4 @@
 
 pub mod prompt;
 pub mod web;
+pub mod workspace;

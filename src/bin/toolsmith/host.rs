@@ -1,4 +1,5 @@
-//! What the command line's options set up: workspace roots and the agent store's path.
+//! What the command line's options set up: the workspace and its roots, and the agent store's
+//! path.
 
 use std::path::{Path, PathBuf};
 
@@ -56,6 +57,24 @@ pub(crate) fn roots(options: &GlobalOptions) -> Result<Vec<Root>, String> {
         roots.push(parse_root(".", true)?);
     }
     Ok(roots)
+}
+
+/// The workspace the file, search and shell tools work in: the roots the options name.
+pub(crate) fn workspace(options: &GlobalOptions) -> Result<tool_std::workspace::Workspace, String> {
+    let mut builder = tool_std::workspace::Workspace::builder();
+    for root in roots(options)? {
+        builder = if root.writable {
+            builder.root(root.name, &root.dir)
+        } else {
+            builder.read_only_root(root.name, &root.dir)
+        };
+    }
+    builder.build().map_err(|e| match e {
+        tool_std::workspace::WorkspaceError::DuplicateName(name) => {
+            format!("two roots are named `{name}`; name them apart with --root NAME=DIR")
+        }
+        e => e.to_string(),
+    })
 }
 
 /// The agent store's path: `--store`, else `.toolsmith/agents.db` under the first root.

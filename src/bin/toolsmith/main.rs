@@ -165,7 +165,13 @@ async fn call(
     let store_needed = registry
         .get(&name)
         .is_some_and(|e| needs_agent_store(e.spec()));
-    let mut builder = Runtime::builder(Arc::new(registry)).service(Arc::new(web));
+    let workspace = match host::workspace(options) {
+        Ok(w) => w,
+        Err(e) => return fail(2, &e),
+    };
+    let mut builder = Runtime::builder(Arc::new(registry))
+        .service(Arc::new(web))
+        .service(Arc::new(workspace));
     if store_needed {
         match prompt_context(options).await {
             Ok(context) => builder = builder.service(Arc::new(context)),

@@ -1,0 +1,294 @@
+//! The workspace policy: the one place every file, search and shell tool asks where a path
+//! leads and whether it may be read or written.
+//!
+//! A [`Workspace`] is a set of named roots (seed 001's "projects"), each read-only or
+//! read-write, plus protected patterns (by default `.git/**`, `.env` and `.env.*`) that are never
+//! writable and readable only when the host says so. The host puts one in the runtime's services;
+//! tools take it with `ctx.require_service::<Workspace>()`.
+//!
+//! # How a path is judged
+//!
+//! 1. [`Workspace::resolve`] parses what the model wrote, without touching the disk:
+//!    `name:relative`, `relative` (the first root) or an absolute path inside a root. NUL bytes,
+//!    `..` climbing above the root and absolute paths outside every root (a sibling such as
+//!    `/ws-evil` of `/ws` included) are refused here.
+//! 2. Every access then happens on directory handles ([`cap_std`]): the root is opened once, the
+//!    path is canonicalized *on that handle* (symbolic links are followed only while they stay
+//!    inside the root; one that leaves it, or dangles, is refused), and the canonical path is
+//!    walked again component by component with opens that do not follow links. A directory
+//!    swapped for a link between the two steps makes the open fail; it can never lead outside.
+//!    No string is checked and then opened.
+//! 3. Only regular files are read or written. FIFOs, sockets and devices are refused before they
+//!    are opened, and the opens are non-blocking, so nothing can make a tool wait on a pipe.
+//! 4. Writes are atomic ([`Workspace::write_file`]): a temporary file in the same directory,
+//!    `fsync`, then a rename over the target. A hard link to a file outside the root therefore
+//!    never carries a write out: the link is replaced, the outside file is untouched.
+//!
+//! Every refusal is a `security_error` that names the roots a path must lie in and says to call
+//! `list_projects`.
+//!
+//! ```
+//! use tool_std::workspace::{Workspace, WriteOptions};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let ws = Workspace::builder().root("app", dir.path()).build()?;
+//!
+//! let notes = ws.resolve("notes/todo.txt")?;
+//! ws.write_file(&notes, b"ship it\n", WriteOptions::create_new().create_parents(true))?;
+//! assert_eq!(std::fs::read_to_string(dir.path().join("notes/todo.txt"))?, "ship it\n");
+//!
+//! let err = ws.resolve("../outside.txt").unwrap_err();
+//! assert_eq!(err.kind(), tool_core::ErrorKind::SecurityError);
+//! assert!(ws.resolve(".git/config").map(|p| ws.check_writable(&p)).unwrap().is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod access;
+mod error;
+mod path;
+pub mod tracking;
+mod write;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use cap_std::fs::Dir;
+use globset::{GlobSet, GlobSetBuilder};
+
+pub use access::{EntryInfo, EntryKind, MAX_LINK_HOPS, OpenDir, OpenFile};
+pub use error::WorkspaceError;
+pub use path::{MAX_PATH_BYTES, WsPath};
+pub use write::{Existence, WriteOptions, WriteOutcome};
+
+/// The protected patterns when the host names none.
+pub const DEFAULT_PROTECTED: &[&str] = &[".git/**", ".env", ".env.*"];
+
+/// The most roots a workspace may have.
+pub const MAX_ROOTS: usize = 64;
+
+/// One root of a [`Workspace`]: a named directory, read-only or read-write.
+#[derive(Debug)]
+pub struct Root {
+    name: Arc<str>,
+    /// The canonical host path.
+    path: PathBuf,
+    /// The path as the host gave it, made absolute (it may differ from `path` through links).
+    given: PathBuf,
+    writable: bool,
+    dir: Dir,
+}
+
+impl Root {
+    /// The root's name (`name:` in paths; the project name of seed 001).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The root's canonical host path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Whether tools may write under it.
+    pub fn is_writable(&self) -> bool {
+        self.writable
+    }
+
+    pub(crate) fn given_path(&self) -> &Path {
+        &self.given
+    }
+
+    pub(crate) fn name_arc(&self) -> Arc<str> {
+        self.name.clone()
+    }
+
+    pub(crate) fn dir(&self) -> &Dir {
+        &self.dir
+    }
+}
+
+/// The workspace policy; see the [module documentation](self). Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    roots: Vec<Root>,
+    protected: GlobSet,
+    protected_patterns: Vec<String>,
+    protected_readable: bool,
+}
+
+/// Builds a [`Workspace`]: roots, protected patterns, whether protected paths are readable.
+#[derive(Debug, Default)]
+#[must_use]
+pub struct WorkspaceBuilder {
+    roots: Vec<(String, PathBuf, bool)>,
+    protected: Option<Vec<String>>,
+    protected_readable: bool,
+}
+
+impl WorkspaceBuilder {
+    /// Adds a read-write root. The first root added is the one relative paths refer to.
+    pub fn root(mut self, name: impl Into<String>, dir: impl AsRef<Path>) -> Self {
+        self.roots
+            .push((name.into(), dir.as_ref().to_path_buf(), true));
+        self
+    }
+
+    /// Adds a read-only root.
+    pub fn read_only_root(mut self, name: impl Into<String>, dir: impl AsRef<Path>) -> Self {
+        self.roots
+            .push((name.into(), dir.as_ref().to_path_buf(), false));
+        self
+    }
+
+    /// Replaces the protected patterns (default [`DEFAULT_PROTECTED`]). A pattern is a glob
+    /// over the path relative to its root; it matches at any depth (`.env` protects
+    /// `sub/.env` too), and `dir/**` protects `dir` itself as well as what is in it.
+    pub fn protected(mut self, patterns: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.protected = Some(patterns.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Whether protected paths may be read (default `false`: `.env` files hold secrets).
+    /// They are never writable.
+    pub fn protected_readable(mut self, yes: bool) -> Self {
+        self.protected_readable = yes;
+        self
+    }
+
+    /// Opens every root and compiles the patterns.
+    ///
+    /// Errors: no root, more than [`MAX_ROOTS`], an empty or duplicate name, a name holding
+    /// `:` or `/`, a directory that cannot be opened, a bad pattern.
+    pub fn build(self) -> Result<Workspace, WorkspaceError> {
+        if self.roots.is_empty() {
+            return Err(WorkspaceError::NoRoots);
+        }
+        if self.roots.len() > MAX_ROOTS {
+            return Err(WorkspaceError::TooManyRoots(self.roots.len()));
+        }
+        let mut roots: Vec<Root> = Vec::with_capacity(self.roots.len());
+        for (name, dir, writable) in self.roots {
+            if name.is_empty() || name.contains([':', '/', '\\', '\0']) {
+                return Err(WorkspaceError::BadName(name));
+            }
+            if roots.iter().any(|r| *r.name == *name) {
+                return Err(WorkspaceError::DuplicateName(name));
+            }
+            let open_err = |source| WorkspaceError::Open {
+                dir: dir.clone(),
+                source,
+            };
+            let given = std::path::absolute(&dir).map_err(open_err)?;
+            let path = dir.canonicalize().map_err(open_err)?;
+            let handle =
+                Dir::open_ambient_dir(&path, cap_std::ambient_authority()).map_err(open_err)?;
+            roots.push(Root {
+                name: name.into(),
+                path,
+                given,
+                writable,
+                dir: handle,
+            });
+        }
+        let patterns = self
+            .protected
+            .unwrap_or_else(|| DEFAULT_PROTECTED.iter().map(|s| (*s).to_owned()).collect());
+        let mut set = GlobSetBuilder::new();
+        for pattern in &patterns {
+            let mut variants = vec![pattern.clone(), format!("**/{pattern}")];
+            if let Some(dir) = pattern.strip_suffix("/**") {
+                variants.push(dir.to_owned());
+                variants.push(format!("**/{dir}"));
+            }
+            for variant in variants {
+                let glob = globset::GlobBuilder::new(&variant)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| WorkspaceError::BadPattern {
+                        pattern: pattern.clone(),
+                        message: e.kind().to_string(),
+                    })?;
+                set.add(glob);
+            }
+        }
+        let protected = set.build().map_err(|e| WorkspaceError::BadPattern {
+            pattern: patterns.join(", "),
+            message: e.to_string(),
+        })?;
+        Ok(Workspace {
+            inner: Arc::new(Inner {
+                roots,
+                protected,
+                protected_patterns: patterns,
+                protected_readable: self.protected_readable,
+            }),
+        })
+    }
+}
+
+impl Workspace {
+    /// A builder with no roots.
+    pub fn builder() -> WorkspaceBuilder {
+        WorkspaceBuilder::default()
+    }
+
+    /// A workspace of one read-write root named after the directory.
+    pub fn single(dir: impl AsRef<Path>) -> Result<Workspace, WorkspaceError> {
+        let dir = dir.as_ref();
+        let name = dir
+            .canonicalize()
+            .ok()
+            .and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .filter(|n| !n.contains(':'))
+            .unwrap_or_else(|| "root".to_owned());
+        Workspace::builder().root(name, dir).build()
+    }
+
+    /// The roots, in the order they were added.
+    pub fn roots(&self) -> &[Root] {
+        &self.inner.roots
+    }
+
+    /// The protected patterns.
+    pub fn protected_patterns(&self) -> &[String] {
+        &self.inner.protected_patterns
+    }
+
+    /// Whether protected paths may be read.
+    pub fn protected_readable(&self) -> bool {
+        self.inner.protected_readable
+    }
+
+    /// The roots as an error message names them:
+    /// "`app` (/home/me/app, read-write), `docs` (/srv/docs, read-only); call list_projects to
+    /// list them".
+    pub fn roots_hint(&self) -> String {
+        let roots: Vec<String> = self
+            .roots()
+            .iter()
+            .map(|r| {
+                format!(
+                    "`{}` ({}, {})",
+                    r.name,
+                    r.path.display(),
+                    if r.writable {
+                        "read-write"
+                    } else {
+                        "read-only"
+                    }
+                )
+            })
+            .collect();
+        format!("{}; call list_projects to list them", roots.join(", "))
+    }
+
+    /// Whether `p` matches a protected pattern.
+    pub fn is_protected(&self, p: &WsPath) -> bool {
+        !p.is_root() && self.inner.protected.is_match(&p.rel)
+    }
+}
