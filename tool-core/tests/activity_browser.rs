@@ -149,7 +149,7 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
         return;
     };
     let (rt, gate) = runtime();
-    let (addr, _activity) = serve(&rt, ActivityConfig::default()).await;
+    let (addr, activity) = serve(&rt, ActivityConfig::default()).await;
 
     let profile = tempfile::tempdir().expect("profile dir");
     let mut child = tokio::process::Command::new(&browser)
@@ -360,6 +360,49 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
     assert_eq!(shown, ["failure"]);
     cdp.eval("document.querySelector('#f-status [data-status=\"\"]').click()")
         .await;
+
+    // A page whose stream breaks resumes from its last event: what streamed while it was
+    // away shows (chunks are only in events, not in the records), and nothing twice.
+    activity.close_streams();
+    for _ in 0..100 {
+        if cdp
+            .eval("document.getElementById('conn').dataset.state")
+            .await
+            != "live"
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_ne!(
+        cdp.eval("document.getElementById('conn').dataset.state")
+            .await,
+        "live",
+        "the page saw its stream end"
+    );
+    assert!(
+        s.call(ToolCall::new("6", "chunks", r#"{"n": 3}"#))
+            .await
+            .is_success()
+    );
+    let cells = cdp
+        .wait_cells("the call made while the page was away", |c| {
+            find(c, "chunks").is_some_and(|c| c["status"] == "success")
+        })
+        .await;
+    assert_eq!(find(&cells, "chunks").unwrap()["output"], "0 \n1 \n2 \n");
+    assert_eq!(cells.len(), 6, "one cell per call, none twice");
+    let stream_output = find(&cells, "stream").unwrap()["output"].as_str().unwrap();
+    assert_eq!(
+        stream_output.matches("line 1\n").count(),
+        1,
+        "{stream_output}"
+    );
+    assert_eq!(
+        cdp.eval("document.getElementById('conn').dataset.state")
+            .await,
+        "live"
+    );
 
     // Fold open the error and the html result for the screenshots, as a click would.
     cdp.eval(

@@ -446,3 +446,30 @@ async fn events_lost_before_the_feed_are_announced_with_their_count() {
     assert!(lost > 50, "{lost} lost, {delivered} delivered");
     assert_eq!(delivered + lost, 102);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_streams_ends_open_streams_so_a_graceful_shutdown_finishes() {
+    use std::future::IntoFuture;
+    let (rt, _) = runtime();
+    let activity = tool_core::mcp::activity::Activity::new(&rt).unwrap();
+    let app: axum::Router = activity.router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let stop = tokio_util::sync::CancellationToken::new();
+    let server = tokio::spawn(
+        axum::serve(listener, app)
+            .with_graceful_shutdown(stop.clone().cancelled_owned())
+            .into_future(),
+    );
+    let mut c = SseClient::connect(addr, None).await;
+    hello(&mut c).await;
+    stop.cancel();
+    activity.close_streams();
+    let end = tokio::time::timeout(std::time::Duration::from_secs(10), c.next()).await;
+    assert!(matches!(end, Ok(None)), "the stream ended: {end:?}");
+    tokio::time::timeout(std::time::Duration::from_secs(10), server)
+        .await
+        .expect("the server shut down once its streams closed")
+        .unwrap()
+        .unwrap();
+}

@@ -74,6 +74,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
+use tokio_util::sync::CancellationToken;
 
 pub use feed::{ActivityFeed, FeedItem, FeedMessage, FeedSubscription};
 pub use records::{DEFAULT_RECORDS_LIMIT, MAX_RECORDS_BYTES, MAX_RECORDS_LIMIT};
@@ -205,6 +206,17 @@ struct Shared {
     runtime: Runtime,
     feed: ActivityFeed,
     token: Option<String>,
+    /// Cancelled by [`Activity::close_streams`]; the streams open then end.
+    closing: Arc<std::sync::Mutex<CancellationToken>>,
+}
+
+impl Shared {
+    fn closing(&self) -> CancellationToken {
+        self.closing
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
 }
 
 impl Activity {
@@ -222,6 +234,7 @@ impl Activity {
                 runtime: runtime.clone(),
                 feed,
                 token: None,
+                closing: Default::default(),
             }),
         })
     }
@@ -236,6 +249,7 @@ impl Activity {
                 runtime: shared.runtime.clone(),
                 feed: shared.feed.clone(),
                 token: Some(token.into()),
+                closing: shared.closing.clone(),
             }),
         }
     }
@@ -243,6 +257,21 @@ impl Activity {
     /// The feed the event stream reads.
     pub fn feed(&self) -> &ActivityFeed {
         &self.shared.feed
+    }
+
+    /// Ends every `/activity/events` stream open now; streams opened later are not affected.
+    /// Call it before a graceful shutdown (an event stream never ends by itself, so the
+    /// server would wait for it forever). A browser reconnects and resumes from its last
+    /// event, so calling it while the server goes on costs a page nothing.
+    pub fn close_streams(&self) {
+        let old = std::mem::take(
+            &mut *self
+                .shared
+                .closing
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+        );
+        old.cancel();
     }
 
     /// The routes, to merge into a server's router (any state).

@@ -63,9 +63,12 @@ pub(super) async fn events(
         let message = sub.next().await?;
         Some((Ok::<_, Infallible>(to_sse(message)), (sub, slot)))
     });
-    let stream = futures_util::StreamExt::chain(
-        futures_util::stream::once(async move { Ok::<_, Infallible>(hello) }),
-        rest,
+    let stream = futures_util::StreamExt::take_until(
+        futures_util::StreamExt::chain(
+            futures_util::stream::once(async move { Ok::<_, Infallible>(hello) }),
+            rest,
+        ),
+        shared.closing().cancelled_owned(),
     );
     let mut response = Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(feed.config().keep_alive))
