@@ -473,3 +473,57 @@ async fn close_streams_ends_open_streams_so_a_graceful_shutdown_finishes() {
         .unwrap()
         .unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_token_exchange_answers_the_first_visit_in_front_of_the_guard() {
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+    // A stand-in guard: the cookie or nothing.
+    async fn guard(
+        request: axum::extract::Request,
+        next: axum::middleware::Next,
+    ) -> axum::response::Response {
+        let ok = request
+            .headers()
+            .get_all("cookie")
+            .iter()
+            .any(|v| v.to_str().unwrap_or("").contains("toolsmith_token=right"));
+        if ok {
+            next.run(request).await
+        } else {
+            StatusCode::UNAUTHORIZED.into_response()
+        }
+    }
+    let (rt, _) = runtime();
+    let activity = tool_core::mcp::activity::Activity::new(&rt)
+        .unwrap()
+        .token("right");
+    let guarded: axum::Router = activity.router().layer(axum::middleware::from_fn(guard));
+    let app = activity.with_token_exchange(guarded);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    assert_eq!(get(addr, "/activity").await.0, 401, "the guard holds");
+    assert_eq!(get(addr, "/activity?token=wrong").await.0, 401);
+    let (status, headers, _) = get(addr, "/activity?token=right").await;
+    assert_eq!(status, 303);
+    let cookie = headers
+        .iter()
+        .find(|(k, _)| k == "set-cookie")
+        .unwrap()
+        .1
+        .clone();
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    // With the cookie the guard lets the page and its data through.
+    for path in ["/activity", "/activity/records"] {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        s.write_all(format!("GET {path} HTTP/1.0\r\nCookie: {cookie}\r\n\r\n").as_bytes())
+            .await
+            .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        assert!(out.starts_with("HTTP/1.0 200"), "{path}: {out}");
+    }
+}

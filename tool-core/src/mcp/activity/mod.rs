@@ -42,7 +42,12 @@
 //! browser holds as the `toolsmith_token` cookie). A first visit to `/activity?token=T` sets
 //! that cookie (`HttpOnly`, `SameSite=Strict`) and redirects to the clean URL, so the token
 //! leaves the address bar and the history. With [`Activity::token`] set, a wrong `?token=` is
-//! refused instead of stored.
+//! refused instead of stored, and [`Activity::with_token_exchange`] answers that first visit
+//! in front of the authentication layer (which would refuse it for the lack of a cookie):
+//!
+//! ```text
+//! app = activity.with_token_exchange(guard(mcp_routes.merge(activity.router())))
+//! ```
 //!
 //! # Example
 //!
@@ -286,6 +291,23 @@ impl Activity {
             .route("/activity/events", get(sse::events))
             .route("/activity/records", get(records::records))
             .with_state(self.shared.clone())
+    }
+}
+
+impl Activity {
+    /// Puts the `?token=` first visit in front of `router`: apply it to the server's router
+    /// *after* (outside) the authentication layer, which would refuse that request for the
+    /// lack of a cookie. Needs [`Activity::token`]: a matching `GET /activity?token=T` is
+    /// answered with the cookie and the redirect, a wrong one with `401`; without a token set,
+    /// every request goes on unchanged.
+    pub fn with_token_exchange<S>(&self, router: Router<S>) -> Router<S>
+    where
+        S: Clone + Send + Sync + 'static,
+    {
+        router.layer(axum::middleware::from_fn_with_state(
+            self.shared.clone(),
+            page::exchange,
+        ))
     }
 }
 

@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Query, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::extract::{Query, Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::{Shared, json_error};
@@ -30,6 +31,25 @@ pub(super) async fn index(
         return first_visit(&shared, token);
     }
     asset(INDEX, "text/html; charset=utf-8")
+}
+
+/// In front of the server's authentication: answers a `GET …/activity?token=T` itself (the
+/// cookie and the redirect when `T` is the server's token, `401` when not), since the request
+/// that brings the token cannot carry it in the cookie yet. Everything else goes on.
+pub(super) async fn exchange(
+    State(shared): State<Arc<Shared>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if shared.token.is_some()
+        && request.method() == Method::GET
+        && request.uri().path().ends_with("/activity")
+        && let Ok(Query(q)) = Query::<HashMap<String, String>>::try_from_uri(request.uri())
+        && let Some(token) = q.get("token")
+    {
+        return first_visit(&shared, token);
+    }
+    next.run(request).await
 }
 
 pub(super) async fn script() -> Response {
