@@ -156,6 +156,9 @@ pub struct ToolContext {
     pub(crate) deadline: Option<Instant>,
     pub(crate) events: EventStream,
     pub(crate) activities: Arc<dyn ActivityStore>,
+    /// Sees this call's chunk and progress events too (a per-call watcher, such as the MCP
+    /// server forwarding them as progress notifications).
+    pub(crate) observer: Option<crate::runtime::CallObserver>,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -183,6 +186,7 @@ impl ToolContext {
             deadline: None,
             events: EventStream::new(),
             activities: Arc::new(InMemoryActivityStore::new()),
+            observer: None,
         }
     }
 
@@ -240,12 +244,19 @@ impl ToolContext {
 
     /// Streams a chunk of output (`TOOL_OUTPUT_CHUNK`).
     pub fn emit_chunk(&self, text: impl Into<String>) {
-        self.events.emit(Event::new(
+        self.emit(Event::new(
             EventKind::ToolOutputChunk,
             &*self.call_id,
             &*self.tool,
             EventData::Chunk { text: text.into() },
         ));
+    }
+
+    fn emit(&self, event: Event) {
+        if let Some(observer) = &self.observer {
+            observer(&event);
+        }
+        self.events.emit(event);
     }
 
     /// Sets the activity's display message and emits a `PROGRESS` event.
@@ -257,7 +268,7 @@ impl ToolContext {
                 ActivityUpdate::DisplayMessage(Some(message.clone())),
             )
             .await;
-        self.events.emit(Event::new(
+        self.emit(Event::new(
             EventKind::Progress,
             &*self.call_id,
             &*self.tool,

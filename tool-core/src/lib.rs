@@ -37,6 +37,8 @@
 //! - [`EventStream`], [`ActivityStore`]: what a UI watches; with the `mcp` feature,
 //!   `mcp::activity` serves them to a browser as a live page.
 //! - [`ResourcesTracker`]: show each resource once per conversation.
+//! - `mcp` (feature `mcp`): a registry served over the Model Context Protocol, on stdio or
+//!   streamable HTTP, with the official `rmcp` SDK.
 //!
 //! # Example
 //!
@@ -119,8 +121,8 @@ pub use events::{Event, EventData, EventFilter, EventKind, EventStream, Subscrip
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
 pub use runtime::{
-    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallOutcome, DenyAll, FnApprover,
-    Runtime, RuntimeBuilder, Session, SessionConfig,
+    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallObserver, CallOptions, CallOutcome,
+    DenyAll, FnApprover, Runtime, RuntimeBuilder, Session, SessionConfig,
 };
 pub use schema::NoArgs;
 pub use spec::{

@@ -1,7 +1,276 @@
-//! Serving tools over HTTP: the live activity page.
+//! A registry served over the Model Context Protocol (feature `mcp`).
 //!
-//! Everything here is behind the `mcp` feature. [`activity`] holds the routes of the live
-//! activity page (`/activity`, its Server-Sent Events and its records), an axum
-//! [`Router`](axum::Router) to merge into the server that also answers `/mcp`.
+//! Every MCP host (Claude Desktop, Claude Code, Cursor, Codex, goose) speaks MCP, so serving
+//! a [`Registry`](crate::Registry) over it is how existing agents use these tools, and how a
+//! deployment outgrows one process: many agents on many machines reach one tool host over
+//! MCP's streamable HTTP transport, an existing protocol rather than a home-made one. The
+//! server is built on the official Rust SDK, `rmcp`; this module only maps MCP onto the
+//! [`Runtime`]:
+//!
+//! - `tools/list` offers the tools whose modes include [`Mode::Mcp`](crate::Mode::Mcp), each
+//!   as the MCP export of [`provider::mcp::tool`](crate::provider::mcp::tool) gives it: the
+//!   canonical input schema, the output schema when it is an object, and every annotation
+//!   (read-only, destructive, idempotent, open-world) said explicitly.
+//! - `tools/call` runs the call through the runtime's whole path (validation, permissions,
+//!   the redundancy check, approval, deadline, activity records) and answers with text
+//!   content plus `structuredContent`. A tool error is an `isError: true` result whose text
+//!   is the same JSON error the CLI prints, allowed values and suggestion included, so the
+//!   model can correct itself; unknown tools are answered the same way, with the tools that
+//!   exist and the nearest name.
+//! - When the client sends a progress token, the tool's chunk and progress events go out as
+//!   `notifications/progress` (the message carries the text; `progress` counts up).
+//! - `notifications/cancelled` fires the call's cancellation token: the tool sees it, the
+//!   call ends `cancelled` and its activity `failure`. A session that ends (stdin closed, an
+//!   HTTP session deleted or expired) cancels whatever it still runs.
+//! - Approval: MCP hosts ask their user before a call themselves, so the server's policy is
+//!   the runtime's [`Approver`](crate::Approver): [`ApproveAll`](crate::ApproveAll) trusts the
+//!   host (the CLI's `--approve`); the default, [`DenyAll`](crate::DenyAll), answers tools
+//!   that need approval with the `approval_denied` error.
+//!
+//! Each MCP session (the stdio connection; each streamable HTTP session) gets a
+//! [`Session`](crate::Session) of its own in mode `mcp`: turn state and file tracking are
+//! never shared between clients.
+//!
+//! # Transports
+//!
+//! - [`serve_stdio`]: one session over the process's stdin and stdout (what a host spawning
+//!   the server uses); [`serve`] takes any rmcp transport.
+//! - [`serve_http`] / [`HttpServer`]: streamable HTTP on `/mcp`. [`router`] gives the axum
+//!   [`Router`](axum::Router) to mount in a host's own server, and [`guard`] puts the same
+//!   checks in front of a host's other routes (a live activity page, say).
+//!
+//! # Security of the HTTP transport
+//!
+//! - Loopback by default. [`HttpServer::bind`] refuses a non-loopback address unless a token
+//!   is set ([`ServeOptions::token`]).
+//! - With a token every request must carry it, as `Authorization: Bearer TOKEN` or as the
+//!   cookie `toolsmith_token` (which a browser page on the same server can set); it is
+//!   compared in constant time. A missing or wrong token is `401`.
+//! - `Origin`, as the MCP specification asks: a request without one (a non-browser client)
+//!   passes; a browser request passes when its origin is the server's own (same host and
+//!   port as the `Host` header) or listed with [`ServeOptions::allow_origin`]; any other is
+//!   `403`. On loopback, rmcp's `Host` check also refuses DNS-rebound names.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use tool_core::mcp::{ServeOptions, serve_http};
+//! use tool_core::{ApproveAll, Registry, Runtime};
+//!
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! let registry = Registry::from_inventory()?;
+//! let runtime = Runtime::builder(registry).approver(ApproveAll).build();
+//! serve_http("127.0.0.1:8080".parse()?, runtime, ServeOptions::new("my-tools")).await?;
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! The router alone, checked without a network:
+//!
+//! ```
+//! use tool_core::mcp::{ServeOptions, router};
+//! use tool_core::{Registry, Runtime};
+//!
+//! let runtime = Runtime::builder(Registry::builder().build()?).build();
+//! let app: axum::Router = router(runtime, ServeOptions::new("demo").token("s3cret"))?;
+//! # let _ = app;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod activity;
+mod handler;
+mod http;
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+pub use http::{
+    HttpServer, MCP_PATH, TOKEN_COOKIE, guard, router, serve_http, service, tokens_match,
+};
+
+use crate::registry::Registry;
+use crate::runtime::{Runtime, SessionConfig};
+use handler::{McpHandler, Shared};
+
+/// The most characters of one chunk or progress message a notification carries.
+pub const MAX_PROGRESS_MESSAGE_CHARS: usize = 4096;
+/// The most progress notifications queued for one call; past that they are dropped (the
+/// tool never waits for a slow client).
+pub const MAX_QUEUED_PROGRESS: usize = 256;
+
+/// How a server presents itself and, for HTTP, whom it lets in.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ServeOptions {
+    /// The server's name in `initialize` (`serverInfo.name`).
+    pub name: String,
+    /// The server's version in `initialize`.
+    pub version: String,
+    /// Instructions for the client's model, sent in `initialize`.
+    pub instructions: Option<String>,
+    /// How each session's tool session is set up (its mode is always `mcp`).
+    pub session: SessionConfig,
+    /// HTTP: the token every request must carry (bearer header or `toolsmith_token` cookie).
+    pub token: Option<String>,
+    /// HTTP: browser origins allowed besides the server's own (`https://app.example:443`).
+    pub allowed_origins: Vec<String>,
+    /// Stops the server (HTTP) when cancelled.
+    pub shutdown: CancellationToken,
+}
+
+impl ServeOptions {
+    /// Options for a server called `name`, with this crate's version.
+    pub fn new(name: impl Into<String>) -> Self {
+        ServeOptions {
+            name: name.into(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            instructions: None,
+            session: SessionConfig::default(),
+            token: None,
+            allowed_origins: Vec::new(),
+            shutdown: CancellationToken::new(),
+        }
+    }
+
+    /// Sets the version the server reports.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Sets the instructions sent in `initialize`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Sets up each session's tool session (permissions, session services).
+    pub fn session(mut self, config: SessionConfig) -> Self {
+        self.session = config;
+        self
+    }
+
+    /// Requires a token on every HTTP request.
+    pub fn token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// Allows a browser origin besides the server's own.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// Stops the HTTP server when `token` is cancelled.
+    pub fn shutdown(mut self, token: CancellationToken) -> Self {
+        self.shutdown = token;
+        self
+    }
+}
+
+/// What can be served: a [`Runtime`] (its approver, services and limits), or a registry with
+/// a default runtime (which denies calls that need approval).
+pub trait IntoRuntime {
+    /// The runtime to serve.
+    fn into_runtime(self) -> Runtime;
+}
+
+impl IntoRuntime for Runtime {
+    fn into_runtime(self) -> Runtime {
+        self
+    }
+}
+
+impl IntoRuntime for Registry {
+    fn into_runtime(self) -> Runtime {
+        Runtime::builder(self).build()
+    }
+}
+
+impl IntoRuntime for Arc<Registry> {
+    fn into_runtime(self) -> Runtime {
+        Runtime::builder(self).build()
+    }
+}
+
+/// Why a server could not start or stopped.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// A tool's definition cannot be said in MCP.
+    Export(String),
+    /// A non-loopback address without a token.
+    TokenRequired(std::net::SocketAddr),
+    /// The token is empty or not a valid header value.
+    BadToken,
+    /// The MCP session could not start (the client's `initialize` failed).
+    Initialize(String),
+    /// Binding, accepting or the transport failed.
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for ServeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServeError::Export(e) => write!(f, "cannot offer the tools over MCP: {e}"),
+            ServeError::TokenRequired(addr) => write!(
+                f,
+                "{addr} is not a loopback address: serving beyond this machine needs a token \
+                 (--token or TOOLSMITH_TOKEN), or bind 127.0.0.1 / [::1]"
+            ),
+            ServeError::BadToken => f.write_str(
+                "the token must be non-empty visible ASCII (it travels in an HTTP header)",
+            ),
+            ServeError::Initialize(e) => write!(f, "the MCP session did not start: {e}"),
+            ServeError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServeError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ServeError::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<std::io::Error> for ServeError {
+    fn from(e: std::io::Error) -> Self {
+        ServeError::Io(e)
+    }
+}
+
+/// Serves one MCP session over `transport` (anything rmcp takes as a server transport:
+/// `(reader, writer)` pairs, `rmcp::transport::stdio()`, a duplex stream) until the client
+/// goes away. Returns once the session has ended and its calls are cancelled.
+pub async fn serve<T, E, A>(
+    runtime: impl IntoRuntime,
+    options: ServeOptions,
+    transport: T,
+) -> Result<(), ServeError>
+where
+    T: rmcp::transport::IntoTransport<rmcp::RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let shared = Arc::new(Shared::new(runtime.into_runtime(), &options)?);
+    let handler = McpHandler::new(shared);
+    let session = handler.session().clone();
+    let running = rmcp::serve_server(handler, transport)
+        .await
+        .map_err(|e| ServeError::Initialize(e.to_string()))?;
+    let ended = running.waiting().await;
+    session.cancel();
+    ended
+        .map(|_| ())
+        .map_err(|e| ServeError::Io(std::io::Error::other(e)))
+}
+
+/// Serves one MCP session over the process's stdin and stdout until stdin closes. Nothing
+/// else may write to stdout meanwhile (it is the protocol's channel); log to stderr.
+pub async fn serve_stdio(runtime: impl IntoRuntime, options: ServeOptions) -> Result<(), ServeError> {
+    serve(runtime, options, rmcp::transport::stdio()).await
+}

@@ -227,6 +227,7 @@ impl Session {
             deadline: None,
             events: inner.events.clone(),
             activities: inner.activities.clone(),
+            observer: self.observer.clone(),
         };
         let tool = p.entry.tool().clone();
         let limiter = inner.limiter.clone();

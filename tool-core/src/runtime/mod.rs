@@ -60,7 +60,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
 pub use outcome::CallOutcome;
-pub use session::Session;
+pub use session::{CallObserver, CallOptions, Session};
 
 use crate::activity::{ActivityStore, InMemoryActivityStore};
 use crate::context::{Services, SessionState};
@@ -254,6 +254,7 @@ impl Runtime {
             state: Arc::new(SessionState::default()),
             turn: Arc::new(Mutex::new(TurnCache::default())),
             cancel: CancellationToken::new(),
+            observer: None,
         }
     }
 }

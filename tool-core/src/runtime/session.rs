@@ -28,6 +28,52 @@ pub struct Session {
     pub(super) state: Arc<SessionState>,
     pub(super) turn: Arc<Mutex<TurnCache>>,
     pub(super) cancel: CancellationToken,
+    pub(super) observer: Option<CallObserver>,
+}
+
+/// Sees the chunk and progress events of one call as its tool emits them (called on the
+/// tool's task: it must not block).
+pub type CallObserver = Arc<dyn Fn(&crate::events::Event) + Send + Sync>;
+
+/// How [`Session::call_with`] runs one call: a cancellation token of its own and a watcher
+/// of its events.
+#[derive(Clone, Default)]
+#[non_exhaustive]
+pub struct CallOptions {
+    /// Cancels this call alone (the session's other calls go on): the tool's token fires and
+    /// the call is answered `cancelled`, its activity ending `failure`.
+    pub cancel: Option<CancellationToken>,
+    /// Sees the call's `TOOL_OUTPUT_CHUNK` and `PROGRESS` events (they still go to the
+    /// runtime's event stream too).
+    pub observer: Option<CallObserver>,
+}
+
+impl std::fmt::Debug for CallOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallOptions")
+            .field("cancel", &self.cancel)
+            .field("observer", &self.observer.is_some())
+            .finish()
+    }
+}
+
+impl CallOptions {
+    /// No token, no observer: the same as [`Session::call`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Cancels the call when `token` fires.
+    pub fn cancel(mut self, token: CancellationToken) -> Self {
+        self.cancel = Some(token);
+        self
+    }
+
+    /// Sets the observer of the call's chunk and progress events.
+    pub fn observer(mut self, f: impl Fn(&crate::events::Event) + Send + Sync + 'static) -> Self {
+        self.observer = Some(Arc::new(f));
+        self
+    }
 }
 
 impl std::fmt::Debug for Session {
@@ -75,6 +121,31 @@ impl Session {
     /// Cancels every call running in this session; later calls are answered `cancelled`.
     pub fn cancel(&self) {
         self.cancel.cancel();
+    }
+
+    /// Runs one call like [`Session::call`], with its own cancellation token and an observer
+    /// of its events ([`CallOptions`]). A cancelled call still ends through the runtime's
+    /// path: the tool's token fires, the answer is a `cancelled` error and the activity ends
+    /// `failure`.
+    pub async fn call_with(&self, call: ToolCall, options: CallOptions) -> CallOutcome {
+        let this = Session {
+            cancel: self.cancel.child_token(),
+            observer: options.observer.or_else(|| self.observer.clone()),
+            ..self.clone()
+        };
+        let Some(token) = options.cancel else {
+            return this.call(call).await;
+        };
+        let call_cancel = this.cancel.clone();
+        let fut = this.call(call);
+        tokio::pin!(fut);
+        tokio::select! {
+            outcome = &mut fut => outcome,
+            () = token.cancelled() => {
+                call_cancel.cancel();
+                fut.await
+            }
+        }
     }
 
     /// Runs several calls concurrently, answering in the order given.

@@ -1,0 +1,198 @@
+//! [`McpHandler`]: rmcp's `ServerHandler` over a [`Runtime`], one tool [`Session`] per MCP
+//! session.
+
+use std::sync::Arc;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::Value;
+use tokio::sync::mpsc;
+
+use crate::call::ToolCall;
+use crate::events::{Event, EventData};
+use crate::render::ResourcesTracker;
+use crate::runtime::{CallOptions, Runtime, Session, SessionConfig};
+use crate::spec::Mode;
+
+use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
+
+/// What every MCP session of one server shares: the runtime, the `tools/list` answer
+/// (computed once) and the `initialize` answer.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub(crate) runtime: Runtime,
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) info: ServerConfig,
+    pub(crate) session: SessionConfig,
+}
+
+impl Shared {
+    /// The tools of `runtime`'s registry offered in mode `mcp`, exported once.
+    pub(crate) fn new(runtime: Runtime, options: &ServeOptions) -> Result<Shared, super::ServeError> {
+        let mut tools = Vec::new();
+        for entry in runtime.registry().iter() {
+            if !entry.spec().supports_mode(Mode::Mcp) {
+                continue;
+            }
+            let value = crate::provider::mcp::tool(entry.spec())
+                .map_err(|e| super::ServeError::Export(e.to_string()))?;
+            let tool: Tool = serde_json::from_value(value).map_err(|e| {
+                super::ServeError::Export(format!(
+                    "tool `{}`: the MCP export does not read as an MCP tool: {e}",
+                    entry.name()
+                ))
+            })?;
+            tools.push(tool);
+        }
+        let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new(
+                options.name.clone(),
+                options.version.clone(),
+            ));
+        if let Some(instructions) = &options.instructions {
+            info = info.with_instructions(instructions.clone());
+        }
+        Ok(Shared {
+            runtime,
+            tools,
+            info,
+            session: options.session.clone().mode(Mode::Mcp),
+        })
+    }
+}
+
+/// One MCP session: its own tool session (turn state, file tracking), cancelled when the
+/// MCP session ends.
+pub(crate) struct McpHandler {
+    shared: Arc<Shared>,
+    session: Session,
+}
+
+impl std::fmt::Debug for McpHandler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpHandler")
+            .field("tools", &self.shared.tools.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpHandler {
+    pub(crate) fn new(shared: Arc<Shared>) -> McpHandler {
+        let session = shared.runtime.session_with(shared.session.clone());
+        McpHandler { shared, session }
+    }
+
+    /// The tool session of this MCP session.
+    pub(crate) fn session(&self) -> &Session {
+        &self.session
+    }
+}
+
+impl Drop for McpHandler {
+    /// The MCP session is over (the client closed stdin, deleted its HTTP session, or the
+    /// server stopped): whatever it still runs is cancelled.
+    fn drop(&mut self) {
+        self.session.cancel();
+    }
+}
+
+impl ServerHandler for McpHandler {
+    fn get_info(&self) -> ServerConfig {
+        self.shared.info.clone()
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.shared.tools.clone()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.shared.tools.iter().find(|t| t.name == name).cloned()
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let call = ToolCall::new(context.id.to_string(), request.name.to_string(), arguments);
+        let mut options = CallOptions::new().cancel(context.ct.clone());
+
+        // Chunk and progress events become progress notifications when the client asked for
+        // them with a progress token; the queue is bounded and drops (never blocks the tool).
+        let token = context.meta.get_progress_token();
+        let (tx, mut rx) = mpsc::channel::<String>(MAX_QUEUED_PROGRESS);
+        if token.is_some() {
+            options = options.observer(move |event: &Event| {
+                let text = match &event.data {
+                    EventData::Chunk { text } => text,
+                    EventData::Progress { message } => message,
+                    _ => return,
+                };
+                let _ = tx.try_send(bounded_message(text));
+            });
+        } else {
+            drop(tx);
+        }
+
+        let fut = self.session.call_with(call, options);
+        tokio::pin!(fut);
+        let mut progress = 0u64;
+        let mut forwarding = token.is_some();
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                message = rx.recv(), if forwarding => match (message, &token) {
+                    (Some(message), Some(token)) => {
+                        progress += 1;
+                        let param = ProgressNotificationParam::new(token.clone(), progress as f64)
+                            .with_message(message);
+                        // A client gone away is the call's cancellation to notice, not ours.
+                        let _ = context.peer.notify_progress(param).await;
+                    }
+                    _ => forwarding = false,
+                },
+                outcome = &mut fut => break outcome,
+            }
+        };
+        // What the tool emitted just before it finished still precedes the result.
+        if let Some(token) = &token {
+            while let Ok(message) = rx.try_recv() {
+                progress += 1;
+                let param =
+                    ProgressNotificationParam::new(token.clone(), progress as f64).with_message(message);
+                let _ = context.peer.notify_progress(param).await;
+            }
+        }
+
+        // Each call gets a tracker of its own: an MCP host keeps (or compacts) its context
+        // itself, so a resource is never answered with "already shown".
+        let mut tracker = ResourcesTracker::new();
+        let value = crate::provider::result::mcp_result(&outcome, &mut tracker);
+        let result: CallToolResult = serde_json::from_value(value).map_err(|e| {
+            ErrorData::internal_error(format!("the tool result does not read as MCP: {e}"), None)
+        })?;
+        Ok(CallToolResponse::from(result))
+    }
+}
+
+/// A chunk or progress message as a notification carries it: at most
+/// [`MAX_PROGRESS_MESSAGE_CHARS`] characters, saying when it was cut.
+fn bounded_message(text: &str) -> String {
+    match text.char_indices().nth(MAX_PROGRESS_MESSAGE_CHARS) {
+        None => text.to_owned(),
+        Some((at, _)) => format!(
+            "{}… ({} more bytes; the call's result has the full output)",
+            &text[..at],
+            text.len() - at
+        ),
+    }
+}
