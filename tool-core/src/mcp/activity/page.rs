@@ -14,8 +14,7 @@ const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/style.css");
 
-/// The cookie a browser holds the server's token in.
-pub(super) const COOKIE: &str = "toolsmith_token";
+use crate::mcp::{TOKEN_COOKIE as COOKIE, tokens_match};
 
 /// The page may load its own script, style and data, and nothing else: no inline script, so
 /// text that slipped into the markup could not run.
@@ -92,7 +91,7 @@ fn first_visit(shared: &Shared, token: &str) -> Response {
         );
     }
     if let Some(expected) = &shared.token
-        && !constant_time_eq(expected.as_bytes(), token.as_bytes())
+        && !tokens_match(token.as_bytes(), expected.as_bytes())
     {
         return json_error(
             StatusCode::UNAUTHORIZED,
@@ -120,15 +119,6 @@ fn is_cookie_octet(b: u8) -> bool {
     matches!(b, 0x21 | 0x23..=0x2B | 0x2D..=0x3A | 0x3C..=0x5B | 0x5D..=0x7E)
 }
 
-/// Compares without stopping at the first difference, so the time taken says nothing about
-/// how much of a guess was right (the length may show).
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,12 +129,5 @@ mod tests {
             assert!(!is_cookie_octet(bad), "{bad}");
         }
         assert!(b"abc-XYZ_0.9~+/=".iter().all(|&b| is_cookie_octet(b)));
-    }
-
-    #[test]
-    fn constant_time_eq_compares() {
-        assert!(constant_time_eq(b"secret", b"secret"));
-        assert!(!constant_time_eq(b"secret", b"secreT"));
-        assert!(!constant_time_eq(b"secret", b"secrets"));
     }
 }
