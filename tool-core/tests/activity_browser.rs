@@ -1,6 +1,7 @@
-//! The activity page in a real browser: headless Chromium, driven over the DevTools protocol
-//! on a loopback websocket, watches calls made on the same runtime and the test reads the
-//! page's DOM. Screenshots (desktop and phone width) go to the build output:
+//! The activity page in a real browser: the MCP server and the activity routes on one loopback
+//! server behind the token guard; headless Chromium, driven over the DevTools protocol on a
+//! loopback websocket, opens the page with `?token=`; an MCP client makes calls through
+//! `/mcp`, and the test reads the page's DOM. Screenshots (desktop and phone width) go to the build output:
 //! `target/tmp/activity-*.png`.
 //!
 //! Skips, saying why, where Chromium is not installed (`.ci/run` installs it).
@@ -11,12 +12,42 @@ use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::Duration;
 
-use activity_common::{HOSTILE, runtime, serve};
+use activity_common::{HOSTILE, runtime};
 use futures_util::{SinkExt, StreamExt};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
-use tool_core::ToolCall;
-use tool_core::mcp::activity::ActivityConfig;
+use tool_core::mcp::activity::{Activity, ActivityConfig};
+use tool_core::mcp::{ServeOptions, guard, service};
+
+const TOKEN: &str = "t0ken-for-the-page";
+
+/// A tool call over MCP: the result's JSON (structured content, else the text parsed) and
+/// whether it is an error.
+async fn mcp_call(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    name: &'static str,
+    args: Value,
+) -> (Value, bool) {
+    let mut params = CallToolRequestParams::new(name);
+    if let Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    let r = peer.call_tool(params).await.expect("tools/call");
+    let text = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<String>();
+    let value = r
+        .structured_content
+        .clone()
+        .unwrap_or_else(|| serde_json::from_str(&text).unwrap_or(Value::String(text)));
+    (value, r.is_error == Some(true))
+}
 
 fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CHROMIUM") {
@@ -149,7 +180,27 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
         return;
     };
     let (rt, gate) = runtime();
-    let (addr, activity) = serve(&rt, ActivityConfig::default()).await;
+    // One server: /mcp and the activity routes behind the MCP guard (token), with the
+    // `?token=` first visit in front of it.
+    let activity = Activity::with_config(&rt, ActivityConfig::default())
+        .expect("activity")
+        .token(TOKEN);
+    let options = ServeOptions::new("activity-test").token(TOKEN);
+    let routes = service(rt.clone(), &options)
+        .expect("mcp service")
+        .merge(activity.router());
+    let app = activity.with_token_exchange(guard(routes, &options).expect("guard"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
+                .auth_header(TOKEN),
+        ))
+        .await
+        .expect("an MCP session");
+    let peer = client.peer().clone();
 
     let profile = tempfile::tempdir().expect("profile dir");
     let mut child = tokio::process::Command::new(&browser)
@@ -211,7 +262,7 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
     cdp.call("Runtime.enable", json!({})).await;
     cdp.call(
         "Page.navigate",
-        json!({"url": format!("http://{addr}/activity")}),
+        json!({"url": format!("http://{addr}/activity?token={TOKEN}")}),
     )
     .await;
     for _ in 0..200 {
@@ -232,23 +283,23 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
         "the page connected to its event stream"
     );
 
-    // The calls, on a session of the same runtime.
-    let s = rt.session();
-    assert!(
-        s.call(ToolCall::new("1", "echo", r#"{"text": "hello page"}"#))
-            .await
-            .is_success()
+    // The token left the address bar for a cookie the page's requests carry.
+    assert_eq!(
+        cdp.eval("location.href").await,
+        format!("http://{addr}/activity")
     );
-    let bad = s.call(ToolCall::new("2", "echo", r#"{"text": 5}"#)).await;
-    let bad_text = bad.error().expect("a validation error").full_message();
-    s.call(ToolCall::new("3", "html", "{}")).await;
-    s.call(ToolCall::new("4", "internal", "{}")).await;
+
+    // The calls, through /mcp.
+    let (ok, is_error) = mcp_call(&peer, "echo", json!({"text": "hello page"})).await;
+    assert!(!is_error, "{ok}");
+    let (bad, is_error) = mcp_call(&peer, "echo", json!({"text": 5})).await;
+    assert!(is_error, "{bad}");
+    let bad_text = bad["error"].as_str().expect("the error's text").to_owned();
+    mcp_call(&peer, "html", json!({})).await;
+    mcp_call(&peer, "internal", json!({})).await;
     let streaming = {
-        let s = s.clone();
-        tokio::spawn(async move {
-            s.call(ToolCall::new("5", "stream", r#"{"lines": 600}"#))
-                .await
-        })
+        let peer = peer.clone();
+        tokio::spawn(async move { mcp_call(&peer, "stream", json!({"lines": 600})).await })
     };
 
     // The streaming cell shows its first line while the call still runs.
@@ -271,7 +322,7 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
     eprintln!("screenshot while the stream runs: {}", mid.display());
 
     gate.0.cancel();
-    assert!(streaming.await.unwrap().is_success());
+    assert!(!streaming.await.unwrap().1, "the stream call succeeded");
     let cells = cdp
         .wait_cells("the stream's end", |c| {
             find(c, "stream").is_some_and(|s| s["status"] == "success")
@@ -380,11 +431,7 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
         "live",
         "the page saw its stream end"
     );
-    assert!(
-        s.call(ToolCall::new("6", "chunks", r#"{"n": 3}"#))
-            .await
-            .is_success()
-    );
+    assert!(!mcp_call(&peer, "chunks", json!({"n": 3})).await.1);
     let cells = cdp
         .wait_cells("the call made while the page was away", |c| {
             find(c, "chunks").is_some_and(|c| c["status"] == "success")
@@ -421,5 +468,6 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
         .await;
     assert_eq!(overflow, true, "the page fits a 390 px wide screen");
 
+    let _ = client.cancel().await;
     let _ = child.kill().await;
 }
