@@ -70,8 +70,21 @@ pub(crate) enum Command {
     Call {
         /// The tool's name or alias.
         name: String,
-        /// The arguments as one JSON object (default `{}`).
+        /// The arguments as one JSON object (default `{}`); `-` reads them from stdin.
         arguments: Option<String>,
+        /// Reads the arguments from a file (for arguments too large for the command line).
+        #[arg(long, value_name = "PATH")]
+        args_file: Option<PathBuf>,
+    },
+    /// Serve the tools over MCP: stdio by default, streamable HTTP on `/mcp` with --http.
+    Serve {
+        /// Serve streamable HTTP on this address (IP:PORT, or a port on 127.0.0.1);
+        /// loopback unless a token is set.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<String>,
+        /// The token every HTTP request must carry (`Authorization: Bearer TOKEN`).
+        #[arg(long, value_name = "TOKEN", env = "TOOLSMITH_TOKEN", hide_env_values = true)]
+        token: Option<String>,
     },
     /// Rewrite every stored agent's enabled tools from old tool names to the current ones,
     /// using the aliases the tools declare (idempotent).

@@ -5,6 +5,7 @@
 
 mod args;
 mod host;
+mod serve;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -91,7 +92,15 @@ async fn run(cli: Cli) -> ExitCode {
                 )
             }
         },
-        Command::Call { name, arguments } => {
+        Command::Call {
+            name,
+            arguments,
+            args_file,
+        } => {
+            let arguments = match serve::read_arguments(arguments, args_file.as_deref()) {
+                Ok(a) => a,
+                Err(e) => return fail(2, &e),
+            };
             call(
                 registry,
                 &cli.options,
@@ -101,6 +110,7 @@ async fn run(cli: Cli) -> ExitCode {
             )
             .await
         }
+        Command::Serve { http, token } => serve::serve(registry, &cli.options, http, token).await,
         Command::MigrateTools {
             rollback,
             dry_run,

@@ -191,6 +191,12 @@ impl HttpServer {
         })
     }
 
+    /// Whether [`HttpServer::bind`] would accept `addr` with these options (a non-loopback
+    /// address needs a token, a token must be non-empty visible ASCII), without binding.
+    pub fn check(addr: SocketAddr, options: &ServeOptions) -> Result<(), ServeError> {
+        check_bind(addr, options)
+    }
+
     /// The address bound (with the port the system chose for port 0).
     pub fn local_addr(&self) -> Result<SocketAddr, ServeError> {
         Ok(self.listener.local_addr()?)

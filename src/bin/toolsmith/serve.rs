@@ -1,0 +1,131 @@
+//! `toolsmith serve`: the tools over MCP, on stdio (the default) or streamable HTTP; and the
+//! ways `call` reads its arguments when they do not fit in argv (`-` for stdin,
+//! `--args-file PATH`).
+
+use std::io::Read;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use tool_core::mcp::{HttpServer, ServeOptions};
+use tool_core::{ApproveAll, Registry, Runtime};
+use tool_std::web::WebConfig;
+
+use crate::args::GlobalOptions;
+use crate::{fail, host, prompt_context};
+
+/// The most bytes of arguments read from stdin or a file (the runtime's own limit on a
+/// call's arguments is what refuses them; this only keeps the read bounded).
+const MAX_ARGUMENT_INPUT: u64 = 64 * 1024 * 1024;
+
+/// The arguments of `call`: the positional JSON, `-` for stdin, or `--args-file PATH`.
+pub(crate) fn read_arguments(
+    positional: Option<String>,
+    file: Option<&Path>,
+) -> Result<Option<String>, String> {
+    match (positional.as_deref(), file) {
+        (Some(_), Some(_)) => Err(
+            "give the arguments once: as JSON, as `-` (stdin) or with --args-file, not two of them"
+                .to_owned(),
+        ),
+        (Some("-"), None) => {
+            let mut text = String::new();
+            std::io::stdin()
+                .lock()
+                .take(MAX_ARGUMENT_INPUT)
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the arguments from stdin: {e}"))?;
+            Ok(Some(text))
+        }
+        (_, Some(path)) => {
+            let file = std::fs::File::open(path)
+                .map_err(|e| format!("cannot open the arguments file {}: {e}", path.display()))?;
+            let mut text = String::new();
+            file.take(MAX_ARGUMENT_INPUT)
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the arguments file {}: {e}", path.display()))?;
+            Ok(Some(text))
+        }
+        (p, None) => Ok(p.map(str::to_owned)),
+    }
+}
+
+/// The runtime `serve` offers: every tool with its host services, approval per `--approve`.
+async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime, String> {
+    let web = WebConfig::from_options(options.searxng_url.as_deref(), &options.allow_hosts)
+        .map_err(|e| e.to_string())?;
+    let workspace = host::workspace(options)?;
+    let prompts = prompt_context(options).await?;
+    let mut builder = Runtime::builder(Arc::new(registry))
+        .service(Arc::new(web))
+        .service(Arc::new(workspace))
+        .service(Arc::new(prompts));
+    if options.approve {
+        // MCP hosts ask their user before a call: `--approve` trusts them to.
+        builder = builder.approver(ApproveAll);
+    }
+    Ok(builder.build())
+}
+
+/// Runs `toolsmith serve`.
+pub(crate) async fn serve(
+    registry: Registry,
+    options: &GlobalOptions,
+    http: Option<String>,
+    token: Option<String>,
+) -> ExitCode {
+    let mut serve_options = ServeOptions::new("toolsmith");
+    if let Some(t) = token {
+        serve_options = serve_options.token(t);
+    }
+    // Refuse a bad address or a missing token before anything is opened.
+    let addr = match http.as_deref().map(parse_addr).transpose() {
+        Ok(a) => a,
+        Err(e) => return fail(2, &e),
+    };
+    if let Some(addr) = addr
+        && let Err(e) = HttpServer::check(addr, &serve_options)
+    {
+        return fail(2, &e.to_string());
+    }
+    let runtime = match runtime(registry, options).await {
+        Ok(r) => r,
+        Err(e) => return fail(2, &e),
+    };
+    let Some(addr) = addr else {
+        eprintln!("toolsmith: serving MCP on stdio");
+        return match tool_core::mcp::serve_stdio(runtime, serve_options).await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail(1, &e.to_string()),
+        };
+    };
+    let shutdown = serve_options.shutdown.clone();
+    let server = match HttpServer::bind(addr, runtime, serve_options).await {
+        Ok(s) => s,
+        Err(e) => return fail(2, &format!("cannot serve on {addr}: {e}")),
+    };
+    match server.endpoint() {
+        Ok(url) => eprintln!("toolsmith: serving MCP on {url}"),
+        Err(e) => return fail(2, &e.to_string()),
+    }
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            shutdown.cancel();
+        }
+    });
+    match server.run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+fn parse_addr(text: &str) -> Result<SocketAddr, String> {
+    // A bare port means loopback.
+    if let Ok(port) = text.parse::<u16>() {
+        return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
+    }
+    text.parse().map_err(|_| {
+        format!("`{text}` is not an address; give IP:PORT (127.0.0.1:8080, [::1]:8080) or a port")
+    })
+}

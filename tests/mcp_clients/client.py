@@ -1,0 +1,101 @@
+"""Drives an MCP server with the Python `mcp` package's client, step by step.
+
+    client.py stdio COMMAND [ARG...]   spawn the server and talk over its stdin/stdout
+    client.py http URL [TOKEN]         streamable HTTP (TOKEN sent as a bearer token)
+
+The steps are a JSON array on stdin; each answers with one JSON line on stdout:
+
+    {"op": "list"}                                     -> {"tools": [...]} (as the server sent them)
+    {"op": "call", "name", "arguments", "progress"?}   -> {"isError", "text", "structured", "progress": [...]}
+    {"op": "cancel", "name", "arguments"}              -> {"cancelled": true, "progress": [...]}
+        starts the call with a progress token and abandons it after the first progress
+        notification (the client then sends notifications/cancelled)
+"""
+
+import json
+import sys
+
+import anyio
+import httpx2
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+
+def dump(model):
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+async def run_steps(session, steps):
+    await session.initialize()
+    for step in steps:
+        op = step["op"]
+        if op == "list":
+            result = await session.list_tools()
+            out = {"tools": [dump(t) for t in result.tools]}
+        elif op == "call":
+            seen = []
+
+            async def on_progress(progress, total, message):
+                seen.append({"progress": progress, "message": message})
+
+            result = await session.call_tool(
+                step["name"],
+                step.get("arguments", {}),
+                progress_callback=on_progress if step.get("progress") else None,
+            )
+            text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
+            out = {
+                "isError": bool(result.is_error),
+                "text": text,
+                "structured": result.structured_content,
+                "progress": seen,
+            }
+        elif op == "cancel":
+            seen = []
+            first = anyio.Event()
+
+            async def on_progress(progress, total, message):
+                seen.append({"progress": progress, "message": message})
+                first.set()
+
+            async with anyio.create_task_group() as tg:
+
+                async def call():
+                    await session.call_tool(
+                        step["name"], step.get("arguments", {}), progress_callback=on_progress
+                    )
+
+                tg.start_soon(call)
+                with anyio.fail_after(30):
+                    await first.wait()
+                tg.cancel_scope.cancel()
+            # Give the courtesy cancellation time to reach the server before the next step.
+            await anyio.sleep(0.5)
+            out = {"cancelled": True, "progress": seen}
+        else:
+            raise ValueError(f"unknown op {op}")
+        print(json.dumps(out), flush=True)
+
+
+async def main():
+    steps = json.load(sys.stdin)
+    kind = sys.argv[1]
+    if kind == "stdio":
+        params = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:])
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await run_steps(session, steps)
+    elif kind == "http":
+        url = sys.argv[2]
+        headers = {"Authorization": f"Bearer {sys.argv[3]}"} if len(sys.argv) > 3 else {}
+        async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+            async with streamable_http_client(url, http_client=http) as streams:
+                read, write = streams[0], streams[1]
+                async with ClientSession(read, write) as session:
+                    await run_steps(session, steps)
+    else:
+        raise ValueError(f"unknown transport {kind}")
+
+
+anyio.run(main)
