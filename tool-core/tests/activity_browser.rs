@@ -193,6 +193,9 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
+    // reqwest refuses to build a client without a TLS crypto provider when a workspace build
+    // enables its `rustls-no-provider` (tool-std does); the test speaks plain HTTP.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = ()
         .serve(StreamableHttpClientTransport::from_config(
             StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
