@@ -37,31 +37,36 @@
 //!
 //! # Access
 //!
-//! These routes carry no authentication of their own: merge them into the server behind the
-//! same token rule as `/mcp` (loopback without a token, otherwise the bearer token, which a
-//! browser holds as the `toolsmith_token` cookie). A first visit to `/activity?token=T` sets
-//! that cookie (`HttpOnly`, `SameSite=Strict`) and redirects to the clean URL, so the token
-//! leaves the address bar and the history. With [`Activity::token`] set, a wrong `?token=` is
-//! refused instead of stored, and [`Activity::with_token_exchange`] answers that first visit
-//! in front of the authentication layer (which would refuse it for the lack of a cookie):
-//!
-//! ```text
-//! app = activity.with_token_exchange(guard(mcp_routes.merge(activity.router())))
-//! ```
+//! These routes carry no authentication of their own: merge them into the MCP server's router
+//! and put the MCP [`guard`](crate::mcp::guard) in front of both, so the same token rule
+//! holds (loopback without a token; otherwise the bearer token, which a browser holds as the
+//! `toolsmith_token` cookie). A first visit to `/activity?token=T` sets that cookie
+//! (`HttpOnly`, `SameSite=Strict`) and redirects to the clean URL, so the token leaves the
+//! address bar and the history. That request has no cookie yet, so the guard would refuse
+//! it: [`Activity::with_token_exchange`], applied outside the guard, answers it first (with
+//! [`Activity::token`] set, a wrong `?token=` is refused, never stored).
 //!
 //! # Example
 //!
+//! `/mcp` and the page on one loopback server, behind the token:
+//!
 //! ```
 //! use tool_core::mcp::activity::Activity;
+//! use tool_core::mcp::{ServeOptions, guard, service};
 //! use tool_core::{Registry, Runtime};
 //!
 //! # tokio::runtime::Runtime::new()?.block_on(async {
 //! let runtime = Runtime::builder(Registry::builder().build()?).build();
-//! let activity = Activity::new(&runtime)?;
-//! let app: axum::Router = activity.router();
+//! let options = ServeOptions::new("my-tools").token("s3cret");
+//! let activity = Activity::new(&runtime)?.token("s3cret");
+//!
+//! let routes = service(runtime.clone(), &options)?.merge(activity.router());
+//! let app = activity.with_token_exchange(guard(routes, &options)?);
 //!
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-//! eprintln!("activity page: http://{}/activity", listener.local_addr()?);
+//! let addr = listener.local_addr()?;
+//! eprintln!("MCP endpoint: http://{addr}/mcp");
+//! eprintln!("activity page: http://{addr}/activity?token=s3cret");
 //! let server = tokio::spawn(async move { axum::serve(listener, app).await });
 //! # server.abort();
 //! # Ok::<(), Box<dyn std::error::Error>>(())
