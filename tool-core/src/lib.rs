@@ -34,7 +34,8 @@
 //! - [`provider`]: tool definitions exported to OpenAI, Anthropic, Gemini, MCP and an XML
 //!   prompt ([`provider::export`]), their tool calls imported ([`provider::Importer`]) and
 //!   outcomes rendered back as their result messages ([`provider::render_result`]).
-//! - [`EventStream`], [`ActivityStore`]: what a UI watches.
+//! - [`EventStream`], [`ActivityStore`]: what a UI watches; with the `mcp` feature,
+//!   `mcp::activity` serves them to a browser as a live page.
 //! - [`ResourcesTracker`]: show each resource once per conversation.
 //! - `mcp` (feature `mcp`): a registry served over the Model Context Protocol, on stdio or
 //!   streamable HTTP, with the official `rmcp` SDK.

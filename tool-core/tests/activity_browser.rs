@@ -1,0 +1,476 @@
+//! The activity page in a real browser: the MCP server and the activity routes on one loopback
+//! server behind the token guard; headless Chromium, driven over the DevTools protocol on a
+//! loopback websocket, opens the page with `?token=`; an MCP client makes calls through
+//! `/mcp`, and the test reads the page's DOM. Screenshots (desktop and phone width) go to the build output:
+//! `target/tmp/activity-*.png`.
+//!
+//! Skips, saying why, where Chromium is not installed (`.ci/run` installs it).
+
+mod activity_common;
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use activity_common::{HOSTILE, runtime};
+use futures_util::{SinkExt, StreamExt};
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use serde_json::{Value, json};
+use tokio_tungstenite::tungstenite::Message;
+use tool_core::mcp::activity::{Activity, ActivityConfig};
+use tool_core::mcp::{ServeOptions, guard, service};
+
+const TOKEN: &str = "t0ken-for-the-page";
+
+/// A tool call over MCP: the result's JSON (structured content, else the text parsed) and
+/// whether it is an error.
+async fn mcp_call(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    name: &'static str,
+    args: Value,
+) -> (Value, bool) {
+    let mut params = CallToolRequestParams::new(name);
+    if let Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    let r = peer.call_tool(params).await.expect("tools/call");
+    let text = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<String>();
+    let value = r
+        .structured_content
+        .clone()
+        .unwrap_or_else(|| serde_json::from_str(&text).unwrap_or(Value::String(text)));
+    (value, r.is_error == Some(true))
+}
+
+fn chromium() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("CHROMIUM") {
+        return Some(PathBuf::from(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    for dir in std::env::split_paths(&path) {
+        for name in ["chromium", "chromium-browser", "google-chrome"] {
+            let p = dir.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+    }
+    None
+}
+
+/// A DevTools protocol connection to the browser, with one page attached.
+struct Cdp {
+    ws: tokio_tungstenite::WebSocketStream<
+        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
+    >,
+    next: u64,
+    session: Option<String>,
+}
+
+impl Cdp {
+    async fn call(&mut self, method: &str, params: Value) -> Value {
+        self.next += 1;
+        let id = self.next;
+        let mut msg = json!({"id": id, "method": method, "params": params});
+        if let Some(s) = &self.session {
+            msg["sessionId"] = json!(s);
+        }
+        self.ws
+            .send(Message::text(msg.to_string()))
+            .await
+            .expect("send to the browser");
+        loop {
+            let frame = tokio::time::timeout(Duration::from_secs(30), self.ws.next())
+                .await
+                .unwrap_or_else(|_| panic!("the browser did not answer {method} within 30 s"))
+                .expect("the browser closed the connection")
+                .expect("websocket error");
+            let Ok(text) = frame.to_text() else { continue };
+            let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+            if v["id"] == id {
+                if let Some(e) = v.get("error") {
+                    panic!("{method} failed: {e}");
+                }
+                return v["result"].clone();
+            }
+        }
+    }
+
+    /// Evaluates an expression in the page; its value (by value).
+    async fn eval(&mut self, expr: &str) -> Value {
+        let r = self
+            .call(
+                "Runtime.evaluate",
+                json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
+            )
+            .await;
+        if let Some(ex) = r.get("exceptionDetails") {
+            panic!("the page threw evaluating {expr}: {ex}");
+        }
+        r["result"]["value"].clone()
+    }
+
+    /// The page's cells as the test reads them.
+    async fn cells(&mut self) -> Vec<Value> {
+        let v = self.eval(CELLS).await;
+        serde_json::from_str(v.as_str().unwrap_or("[]")).unwrap_or_default()
+    }
+
+    /// Polls the cells until `pred` holds (20 s at most).
+    async fn wait_cells(&mut self, what: &str, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
+        for _ in 0..200 {
+            let cells = self.cells().await;
+            if pred(&cells) {
+                return cells;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the page never showed {what}: {:#?}", self.cells().await);
+    }
+
+    async fn screenshot(&mut self, width: u32, height: u32, mobile: bool, name: &str) -> PathBuf {
+        self.call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}),
+        )
+        .await;
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let shot = self
+            .call("Page.captureScreenshot", json!({"format": "png"}))
+            .await;
+        use base64::Engine as _;
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(shot["data"].as_str().expect("screenshot data"))
+            .expect("base64 screenshot");
+        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+        std::fs::write(&path, png).expect("write screenshot");
+        path
+    }
+}
+
+const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('#cells > article.cell')).map(c => ({
+  id: c.dataset.callId, tool: c.dataset.tool, status: c.dataset.status, hidden: c.hidden,
+  name: c.querySelector('.name').textContent,
+  message: c.querySelector('.message').textContent,
+  output: c.querySelector('.output').textContent,
+  error: c.querySelector('.error').textContent,
+  meta: c.querySelector('.meta').textContent,
+  result: c.querySelector('.result pre').textContent,
+  input: c.querySelector('.input pre').textContent,
+  elements: c.querySelectorAll('script, img, b').length,
+})))"#;
+
+fn find<'a>(cells: &'a [Value], tool: &str) -> Option<&'a Value> {
+    cells.iter().find(|c| c["tool"] == tool)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_page_shows_each_call_live_and_escapes_tool_output() {
+    let Some(browser) = chromium() else {
+        eprintln!(
+            "skipped: no chromium on PATH (set CHROMIUM=/path/to/chromium, or apt-get install chromium)"
+        );
+        return;
+    };
+    let (rt, gate) = runtime();
+    // One server: /mcp and the activity routes behind the MCP guard (token), with the
+    // `?token=` first visit in front of it.
+    let activity = Activity::with_config(&rt, ActivityConfig::default())
+        .expect("activity")
+        .token(TOKEN);
+    let options = ServeOptions::new("activity-test").token(TOKEN);
+    let routes = service(rt.clone(), &options)
+        .expect("mcp service")
+        .merge(activity.router());
+    let app = activity.with_token_exchange(guard(routes, &options).expect("guard"));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    // reqwest refuses to build a client without a TLS crypto provider when a workspace build
+    // enables its `rustls-no-provider` (tool-std does); the test speaks plain HTTP.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = ()
+        .serve(StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
+                .auth_header(TOKEN),
+        ))
+        .await
+        .expect("an MCP session");
+    let peer = client.peer().clone();
+
+    let profile = tempfile::tempdir().expect("profile dir");
+    let mut child = tokio::process::Command::new(&browser)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--no-default-browser-check",
+            "--disable-extensions",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--remote-debugging-address=127.0.0.1",
+            "--remote-debugging-port=0",
+            "--window-size=1280,900",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("about:blank")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("start chromium");
+
+    // Chromium writes its DevTools port and browser path to this file once it listens.
+    let port_file = profile.path().join("DevToolsActivePort");
+    let mut endpoint = None;
+    for _ in 0..300 {
+        if let Ok(text) = std::fs::read_to_string(&port_file) {
+            let mut lines = text.lines();
+            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
+                endpoint = Some(format!("ws://127.0.0.1:{port}{path}"));
+                break;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let endpoint = endpoint.expect("chromium did not open its DevTools port within 30 s");
+    let (ws, _) = tokio_tungstenite::connect_async(endpoint.as_str())
+        .await
+        .expect("connect to the DevTools websocket");
+    let mut cdp = Cdp {
+        ws,
+        next: 0,
+        session: None,
+    };
+    let target = cdp
+        .call("Target.createTarget", json!({"url": "about:blank"}))
+        .await;
+    let attached = cdp
+        .call(
+            "Target.attachToTarget",
+            json!({"targetId": target["targetId"], "flatten": true}),
+        )
+        .await;
+    cdp.session = Some(attached["sessionId"].as_str().unwrap().to_owned());
+    cdp.call("Page.enable", json!({})).await;
+    cdp.call("Runtime.enable", json!({})).await;
+    cdp.call(
+        "Page.navigate",
+        json!({"url": format!("http://{addr}/activity?token={TOKEN}")}),
+    )
+    .await;
+    for _ in 0..200 {
+        let state = cdp
+            .eval(
+                "document.getElementById('conn') && document.getElementById('conn').dataset.state",
+            )
+            .await;
+        if state == "live" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(
+        cdp.eval("document.getElementById('conn').dataset.state")
+            .await,
+        "live",
+        "the page connected to its event stream"
+    );
+
+    // The token left the address bar for a cookie the page's requests carry.
+    assert_eq!(
+        cdp.eval("location.href").await,
+        format!("http://{addr}/activity")
+    );
+
+    // The calls, through /mcp.
+    let (ok, is_error) = mcp_call(&peer, "echo", json!({"text": "hello page"})).await;
+    assert!(!is_error, "{ok}");
+    let (bad, is_error) = mcp_call(&peer, "echo", json!({"text": 5})).await;
+    assert!(is_error, "{bad}");
+    let bad_text = bad["error"].as_str().expect("the error's text").to_owned();
+    mcp_call(&peer, "html", json!({})).await;
+    mcp_call(&peer, "internal", json!({})).await;
+    let streaming = {
+        let peer = peer.clone();
+        tokio::spawn(async move { mcp_call(&peer, "stream", json!({"lines": 600})).await })
+    };
+
+    // The streaming cell shows its first line while the call still runs.
+    let cells = cdp
+        .wait_cells("the stream's first line", |c| {
+            find(c, "stream").is_some_and(|s| s["output"].as_str().unwrap().contains("line 1\n"))
+        })
+        .await;
+    let stream = find(&cells, "stream").unwrap();
+    assert_eq!(stream["status"], "in_progress", "{stream}");
+    assert_eq!(stream["message"], "Running the command");
+    assert!(stream["meta"].as_str().unwrap().starts_with("running"));
+    assert!(
+        !streaming.is_finished(),
+        "the call had not ended when its line showed"
+    );
+    let mid = cdp
+        .screenshot(1280, 900, false, "activity-running.png")
+        .await;
+    eprintln!("screenshot while the stream runs: {}", mid.display());
+
+    gate.0.cancel();
+    assert!(!streaming.await.unwrap().1, "the stream call succeeded");
+    let cells = cdp
+        .wait_cells("the stream's end", |c| {
+            find(c, "stream").is_some_and(|s| s["status"] == "success")
+        })
+        .await;
+
+    // One cell per call, newest on top.
+    let order: Vec<_> = cells.iter().map(|c| c["tool"].as_str().unwrap()).collect();
+    assert_eq!(order, ["stream", "internal", "html", "echo", "echo"]);
+    let (ok, failed) = (&cells[4], &cells[3]);
+    assert_eq!(
+        (ok["name"].as_str(), ok["status"].as_str()),
+        (Some("echo"), Some("success"))
+    );
+    assert!(ok["result"].as_str().unwrap().contains("hello page"));
+    assert!(ok["input"].as_str().unwrap().contains("hello page"));
+    assert!(
+        ok["meta"].as_str().unwrap().contains(" ms") || ok["meta"].as_str().unwrap().contains(" s")
+    );
+    assert_eq!(failed["status"], "failure");
+    let shown_error = failed["error"].as_str().unwrap();
+    assert!(
+        shown_error.starts_with("validation_error: "),
+        "{shown_error}"
+    );
+    assert!(
+        bad_text.contains(shown_error.trim_start_matches("validation_error: ")),
+        "the page shows the error's text: {shown_error:?} vs {bad_text:?}"
+    );
+    let stream = find(&cells, "stream").unwrap();
+    assert!(stream["output"].as_str().unwrap().starts_with("line 1\n"));
+    assert_eq!(
+        stream["message"], "",
+        "the display message goes when the call ends"
+    );
+
+    // Markup in tool output is text.
+    let html = find(&cells, "html").unwrap();
+    assert_eq!(html["status"], "success");
+    assert_eq!(html["output"], HOSTILE);
+    assert!(
+        html["result"]
+            .as_str()
+            .unwrap()
+            .contains("<script>window.__pwned=1</script>")
+    );
+    assert_eq!(html["elements"], 0, "no element was made from tool output");
+    assert_eq!(cdp.eval("typeof window.__pwned").await, "undefined");
+
+    // `user_facing = false` is hidden until the toggle shows it.
+    assert_eq!(find(&cells, "internal").unwrap()["hidden"], true);
+    cdp.eval("document.getElementById('f-hidden').click()")
+        .await;
+    let cells = cdp.cells().await;
+    assert_eq!(find(&cells, "internal").unwrap()["hidden"], false);
+    cdp.eval("document.getElementById('f-hidden').click()")
+        .await;
+
+    // Filters: toolset and status.
+    cdp.eval(
+        "(() => { const s = document.getElementById('f-toolset'); s.value = 'shell'; \
+         s.dispatchEvent(new Event('change')); })()",
+    )
+    .await;
+    let shown: Vec<_> = cdp
+        .cells()
+        .await
+        .into_iter()
+        .filter(|c| c["hidden"] == false)
+        .map(|c| c["tool"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(shown, ["stream"]);
+    cdp.eval(
+        "(() => { const s = document.getElementById('f-toolset'); s.value = ''; \
+         s.dispatchEvent(new Event('change')); \
+         document.querySelector('#f-status [data-status=failure]').click(); })()",
+    )
+    .await;
+    let shown: Vec<_> = cdp
+        .cells()
+        .await
+        .into_iter()
+        .filter(|c| c["hidden"] == false)
+        .map(|c| c["status"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(shown, ["failure"]);
+    cdp.eval("document.querySelector('#f-status [data-status=\"\"]').click()")
+        .await;
+
+    // A page whose stream breaks resumes from its last event: what streamed while it was
+    // away shows (chunks are only in events, not in the records), and nothing twice.
+    activity.close_streams();
+    for _ in 0..100 {
+        if cdp
+            .eval("document.getElementById('conn').dataset.state")
+            .await
+            != "live"
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_ne!(
+        cdp.eval("document.getElementById('conn').dataset.state")
+            .await,
+        "live",
+        "the page saw its stream end"
+    );
+    assert!(!mcp_call(&peer, "chunks", json!({"n": 3})).await.1);
+    let cells = cdp
+        .wait_cells("the call made while the page was away", |c| {
+            find(c, "chunks").is_some_and(|c| c["status"] == "success")
+        })
+        .await;
+    assert_eq!(find(&cells, "chunks").unwrap()["output"], "0 \n1 \n2 \n");
+    assert_eq!(cells.len(), 6, "one cell per call, none twice");
+    let stream_output = find(&cells, "stream").unwrap()["output"].as_str().unwrap();
+    assert_eq!(
+        stream_output.matches("line 1\n").count(),
+        1,
+        "{stream_output}"
+    );
+    assert_eq!(
+        cdp.eval("document.getElementById('conn').dataset.state")
+            .await,
+        "live"
+    );
+
+    // Fold open the error and the html result for the screenshots, as a click would.
+    cdp.eval(
+        "document.querySelectorAll('.cell[data-status=failure] .result, \
+         .cell[data-tool=html] .result').forEach(d => d.querySelector('summary').click())",
+    )
+    .await;
+    let desktop = cdp
+        .screenshot(1280, 900, false, "activity-desktop.png")
+        .await;
+    let phone = cdp.screenshot(390, 844, true, "activity-phone.png").await;
+    eprintln!("screenshots: {} {}", desktop.display(), phone.display());
+    // Nothing at phone width is wider than the screen.
+    let overflow = cdp
+        .eval("document.documentElement.scrollWidth <= window.innerWidth")
+        .await;
+    assert_eq!(overflow, true, "the page fits a 390 px wide screen");
+
+    let _ = client.cancel().await;
+    let _ = child.kill().await;
+}
