@@ -92,8 +92,8 @@ impl Session {
         while let Some(joined) = set.join_next_with_id().await {
             match joined {
                 Ok((_, (i, outcome))) => out[i] = Some(outcome),
-                // `call` does not panic (tools run on tasks of their own), but should it,
-                // the caller still gets one answer per call, in order.
+                // `call` does not panic (a tool's panic is caught where it is polled), but
+                // should it, the caller still gets one answer per call, in order.
                 Err(e) => {
                     if let Some((i, call_id, tool)) = tasks.remove(&e.id()) {
                         out[i] = Some(CallOutcome::rejected(
