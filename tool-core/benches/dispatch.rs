@@ -2,15 +2,20 @@
 //!
 //! - `floor`: `serde_json::from_str` of the input type + `serde_json::to_string` of the
 //!   output, the least any dispatcher must do.
-//! - `dispatch/valid`: JSON text -> validated typed input (`DynTool::decode` against the
-//!   compiled schema) -> no-op tool (`DynTool::invoke`) -> JSON text of the output.
-//! - `dispatch/invalid`: the same with arguments that fail validation (two problems), up to
-//!   the error's JSON text.
-//! - `runtime/valid`: the whole `Session::call` path (lookup, checks, validation, dedupe
-//!   off, activity record, events, deadline) on a current-thread Tokio runtime.
+//! - `dispatch_valid`: JSON text -> validated typed input (`DynTool::decode` against the
+//!   compiled schema) -> no-op tool (`DynTool::invoke`) -> JSON text of the output, for the
+//!   tool written with `#[tool]` (its input refuses unknown members itself: one decode).
+//! - `dispatch_valid_hand_written`: the same for the hand-written tool, whose input is a
+//!   plain serde struct (the general path, watching for unknown members).
+//! - `dispatch_invalid`: the `#[tool]` one with arguments that fail validation (two
+//!   problems), up to the error's JSON text.
+//! - `runtime_valid`: the whole `Session::call` path of the `#[tool]` one (lookup, checks,
+//!   validation, dedupe off, activity record, events, deadline, panic guard) on a
+//!   current-thread Tokio runtime, up to the outcome's JSON text.
 //!
 //! Run: `cargo bench -p tool-core --bench dispatch`. Compare the medians: the ratio of
-//! `dispatch/valid` to `floor` is the dispatch overhead.
+//! `dispatch_valid` to `floor` is the dispatch overhead; the closing lines print every
+//! ratio to the floor measured in the same run.
 
 use std::future::Future;
 use std::hint::black_box;
@@ -49,6 +54,27 @@ struct GrepOut {
 
 impl Render for GrepOut {}
 
+/// Search.
+#[tool_macros::tool(name = "grep_macro", crate = tool_core, register = false)]
+async fn grep_macro(
+    /// The pattern.
+    pattern: String,
+    /// Where to search.
+    path: Option<String>,
+    /// Match case.
+    #[param(default)]
+    case_sensitive: bool,
+    /// The most results.
+    max_results: u32,
+) -> Result<GrepOut, ToolError> {
+    let _ = (path, case_sensitive);
+    Ok(GrepOut {
+        r#type: "grep_results",
+        count: max_results,
+        pattern,
+    })
+}
+
 struct Noop;
 
 #[async_trait::async_trait]
@@ -85,9 +111,11 @@ fn now<F: Future>(f: F) -> F::Output {
 fn bench(c: &mut Criterion) {
     let registry = Registry::builder()
         .register(Noop)
+        .register(GrepMacroTool)
         .build()
         .expect("registry");
-    let entry = registry.get("grep").expect("grep").clone();
+    let hand = registry.get("grep").expect("grep").clone();
+    let entry = registry.get("grep_macro").expect("grep_macro").clone();
     let ctx = ToolContext::detached("grep", Services::new());
 
     let mut group = c.benchmark_group("dispatch");
@@ -131,6 +159,16 @@ fn bench(c: &mut Criterion) {
             black_box(out.to_json_string().expect("json"))
         })
     });
+    group.bench_function("dispatch_valid_hand_written", |b| {
+        b.iter(|| {
+            let input = hand
+                .tool()
+                .decode(black_box(&valid), hand.schema())
+                .expect("valid");
+            let out = now(hand.tool().invoke(&ctx, input)).expect("ok");
+            black_box(out.to_json_string().expect("json"))
+        })
+    });
     group.bench_function("dispatch_invalid", |b| {
         b.iter(|| {
             let err = match entry.tool().decode(black_box(&invalid), entry.schema()) {
@@ -149,11 +187,50 @@ fn bench(c: &mut Criterion) {
     let session = runtime.session();
     group.bench_function("runtime_valid", |b| {
         b.iter(|| {
-            let outcome = rt.block_on(session.call(ToolCall::new("1", "grep", black_box(VALID))));
+            let outcome =
+                rt.block_on(session.call(ToolCall::new("1", "grep_macro", black_box(VALID))));
             black_box(outcome.to_json().to_string())
         })
     });
     group.finish();
+    print_ratios();
+}
+
+/// Prints each benchmark's median as a ratio to the floor's, from the estimates criterion
+/// wrote in this run (`<target>/criterion/dispatch/<name>/new/estimates.json`).
+fn print_ratios() {
+    let Some(dir) = std::env::current_exe().ok().and_then(|exe| {
+        // <target>/release/deps/dispatch-<hash>
+        Some(
+            exe.parent()?
+                .parent()?
+                .parent()?
+                .join("criterion")
+                .join("dispatch"),
+        )
+    }) else {
+        return;
+    };
+    let median = |name: &str| -> Option<f64> {
+        let text = std::fs::read_to_string(dir.join(name).join("new/estimates.json")).ok()?;
+        let v: serde_json::Value = serde_json::from_str(&text).ok()?;
+        v["median"]["point_estimate"].as_f64()
+    };
+    let Some(floor) = median("floor") else {
+        return;
+    };
+    println!("medians as ratios to the floor ({floor:.0} ns):");
+    for name in [
+        "floor_with_unknown_field_watch",
+        "dispatch_valid",
+        "dispatch_valid_hand_written",
+        "dispatch_invalid",
+        "runtime_valid",
+    ] {
+        if let Some(m) = median(name) {
+            println!("  {name:<32} {m:>9.0} ns  {:>6.2}x", m / floor);
+        }
+    }
 }
 
 criterion_group!(benches, bench);
