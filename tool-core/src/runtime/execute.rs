@@ -64,21 +64,27 @@ impl Session {
     ) -> SharedResult {
         let inner = &self.runtime.inner;
         let input = bounded_input(args);
+        let start = inner
+            .events
+            .wants(EventKind::ToolCallStart)
+            .then(|| input.clone());
         inner
             .activities
             .create(ActivityRecord::new(
                 activity_id.to_owned(),
                 name,
-                input.clone(),
+                input,
                 user_facing,
             ))
             .await;
-        inner.events.emit(Event::new(
-            EventKind::ToolCallStart,
-            activity_id.to_owned(),
-            name,
-            EventData::Start { arguments: input },
-        ));
+        if let Some(arguments) = start {
+            inner.events.emit(Event::new(
+                EventKind::ToolCallStart,
+                activity_id.to_owned(),
+                name,
+                EventData::Start { arguments },
+            ));
+        }
         let result = Err(err);
         self.finish(activity_id, name, &result).await;
         result
@@ -90,11 +96,16 @@ impl Session {
         match result {
             Ok(output) => {
                 let value = output.to_value().unwrap_or(Value::Null);
-                let data = match &value {
-                    Value::Object(m) => m.clone(),
+                let success = output.is_success();
+                let end = inner
+                    .events
+                    .wants(EventKind::ToolCallEnd)
+                    .then(|| value.clone());
+                let data = match value {
+                    Value::Object(m) => m,
                     other => {
                         let mut m = Map::new();
-                        m.insert("result".into(), other.clone());
+                        m.insert("result".into(), other);
                         m
                     }
                 };
@@ -103,7 +114,7 @@ impl Session {
                     .update(
                         activity_id,
                         ActivityUpdate::Finish {
-                            status: if output.is_success() {
+                            status: if success {
                                 ActivityStatus::Success
                             } else {
                                 ActivityStatus::Failure
@@ -113,15 +124,14 @@ impl Session {
                         },
                     )
                     .await;
-                inner.events.emit(Event::new(
-                    EventKind::ToolCallEnd,
-                    activity_id,
-                    tool,
-                    EventData::End {
-                        success: output.is_success(),
-                        result: value,
-                    },
-                ));
+                if let Some(result) = end {
+                    inner.events.emit(Event::new(
+                        EventKind::ToolCallEnd,
+                        activity_id,
+                        tool,
+                        EventData::End { success, result },
+                    ));
+                }
             }
             Err(e) => {
                 inner
@@ -135,12 +145,14 @@ impl Session {
                         },
                     )
                     .await;
-                inner.events.emit(Event::new(
-                    EventKind::Error,
-                    activity_id,
-                    tool,
-                    EventData::Error { error: e.to_json() },
-                ));
+                if inner.events.wants(EventKind::Error) {
+                    inner.events.emit(Event::new(
+                        EventKind::Error,
+                        activity_id,
+                        tool,
+                        EventData::Error { error: e.to_json() },
+                    ));
+                }
             }
         }
     }
@@ -184,13 +196,14 @@ impl Session {
             }
         }
 
-        // The deadline's timer, made here: making one panics when the tokio runtime has no
-        // time driver, and that is a host's mistake to report, not a tool's panic.
+        // A timer made here first: making one panics when the tokio runtime has no time
+        // driver, and that is a host's mistake to report, not a tool's panic. (The deadline's
+        // own timer is made once the call has its slot.)
         let timeout = spec
             .timeout
             .unwrap_or(inner.default_timeout)
             .min(inner.max_timeout);
-        let Ok(timer) = std::panic::catch_unwind(|| tokio::time::sleep(timeout)) else {
+        let Ok(probe) = std::panic::catch_unwind(|| tokio::time::sleep(timeout)) else {
             let err = ToolError::system(
                 "the tokio runtime has no time driver, so the call's deadline cannot be kept; \
                  the host must build its runtime with `enable_all()` (or `enable_time()`)",
@@ -198,24 +211,31 @@ impl Session {
             .with_signature(signature());
             return self.refuse(activity_id, &spec, arguments, err).await;
         };
+        drop(probe);
 
         // Activity record and START.
         let input = bounded_input(arguments);
+        let start = inner
+            .events
+            .wants(EventKind::ToolCallStart)
+            .then(|| input.clone());
         inner
             .activities
             .create(ActivityRecord::new(
                 activity_id.to_owned(),
                 spec.name.to_string(),
-                input.clone(),
+                input,
                 spec.user_facing,
             ))
             .await;
-        inner.events.emit(Event::new(
-            EventKind::ToolCallStart,
-            activity_id.to_owned(),
-            spec.name.to_string(),
-            EventData::Start { arguments: input },
-        ));
+        if let Some(arguments) = start {
+            inner.events.emit(Event::new(
+                EventKind::ToolCallStart,
+                activity_id.to_owned(),
+                spec.name.to_string(),
+                EventData::Start { arguments },
+            ));
+        }
 
         // Run in a concurrency slot, under a deadline that starts once the slot is got, with
         // a cancellation token the deadline and the session both cancel. The tool's future is
@@ -237,10 +257,11 @@ impl Session {
         let tool = p.entry.tool();
         let run = async {
             let _permit = inner.limiter.acquire().await;
-            let mut timer = pin!(timer);
-            if let Some(at) = tokio::time::Instant::now().checked_add(timeout) {
-                timer.as_mut().reset(at);
-            }
+            // The deadline counts from here. A new timer rather than a reset of the first:
+            // a reset registers it with the time driver (a wake-up of the driver), while a
+            // timer is registered only when first polled, so a call that is done before the
+            // deadline is first polled never touches the driver.
+            let mut timer = pin!(tokio::time::sleep(timeout));
             ctx.deadline = Instant::now().checked_add(timeout);
             let invoked = CatchUnwind(tool.invoke(&ctx, decoded));
             tokio::select! {
