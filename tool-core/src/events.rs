@@ -289,6 +289,12 @@ impl EventStream {
         });
     }
 
+    /// Whether a subscriber wants events of `kind`: an emitter may skip building an event
+    /// nobody receives (one that copies a call's arguments or result, say).
+    pub fn wants(&self, kind: EventKind) -> bool {
+        self.lock().iter().any(|s| s.filter.matches(kind))
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Subscriber>> {
         // A poisoned lock only means a panic elsewhere while holding it; the list itself is
         // still consistent, so keep going.

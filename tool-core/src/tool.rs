@@ -75,6 +75,19 @@ pub trait Tool: Send + Sync + 'static {
         crate::schema::object_output_schema(crate::schema::output_schema_for::<Self::Output>())
     }
 
+    /// Decodes and validates a call's arguments into the input (the runtime calls it through
+    /// [`DynTool::decode`]). The default is [`CompiledSchema::decode`], the general path for
+    /// any input type; a tool whose input refuses unknown members itself may answer with
+    /// [`CompiledSchema::decode_strict`], one typed decode with no watch for them (the
+    /// `#[tool]` macro does so for the input types it generates).
+    fn decode_input(
+        &self,
+        args: &Arguments,
+        schema: &CompiledSchema,
+    ) -> Result<Self::Input, ToolError> {
+        schema.decode(args)
+    }
+
     /// Runs the tool.
     async fn call(&self, ctx: &ToolContext, input: Self::Input) -> Result<Self::Output, ToolError>;
 }
@@ -89,6 +102,11 @@ pub trait AnyOutput: Send + Sync + 'static {
     fn status(&self) -> Option<String>;
     /// The text for the model: the output's own rendering or its compact JSON.
     fn model_text(&self, tracker: &mut ResourcesTracker) -> String;
+    /// The output's own rendering for the model, `None` when it has none (its compact JSON
+    /// stands for it then). By default the [`model_text`](AnyOutput::model_text).
+    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
+        Some(self.model_text(tracker))
+    }
     /// Whether the output reports success.
     fn is_success(&self) -> bool;
     /// The output as `Any`, to downcast to the concrete type.
@@ -119,12 +137,21 @@ where
                 .unwrap_or_else(|e| format!("(output not serializable: {e})")),
         }
     }
+    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
+        Render::render(self, tracker)
+    }
     fn is_success(&self) -> bool {
         Render::is_success(self)
     }
     fn as_any(&self) -> &dyn Any {
         self
     }
+}
+
+/// The error of an input decoded for another tool (not generic: one copy for every tool).
+#[cold]
+fn wrong_input_type() -> ToolError {
+    ToolError::system("internal error: the decoded input has another type than the tool's")
 }
 
 /// A decoded, validated input waiting to be run (the typed input behind `Any`).
@@ -161,7 +188,7 @@ impl<T: Tool> DynTool for T {
     }
 
     fn decode(&self, args: &Arguments, schema: &CompiledSchema) -> Result<DecodedInput, ToolError> {
-        let input: T::Input = schema.decode(args)?;
+        let input: T::Input = self.decode_input(args, schema)?;
         Ok(Box::new(input))
     }
 
@@ -170,9 +197,9 @@ impl<T: Tool> DynTool for T {
         ctx: &ToolContext,
         input: DecodedInput,
     ) -> Result<Arc<dyn AnyOutput>, ToolError> {
-        let input = input.downcast::<T::Input>().map_err(|_| {
-            ToolError::system("internal error: the decoded input has another type than the tool's")
-        })?;
+        let input = input
+            .downcast::<T::Input>()
+            .map_err(|_| wrong_input_type())?;
         let output = self.call(ctx, *input).await?;
         Ok(Arc::new(output))
     }

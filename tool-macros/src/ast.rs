@@ -287,6 +287,21 @@ pub(crate) fn impl_form(cx: &Ctxt, item: &mut syn::ItemImpl) -> Option<ImplForm>
         }
     }
     if !actions.is_empty() {
+        // A tool is one `call` or a set of actions: next to #[action] methods, `call` would
+        // never run.
+        if let Some(f) = call {
+            let names: Vec<String> = actions.iter().map(|a| format!("`{}`", a.name.0)).collect();
+            cx.error_spanned_by(
+                &f.sig.ident,
+                format!(
+                    "a #[tool] impl has either an `async fn call` or #[action] methods, not both; \
+                     `call` would never run beside the actions {}: remove `call`, or the \
+                     #[action] attributes",
+                    names.join(", ")
+                ),
+            );
+            return None;
+        }
         return Some(ImplForm::Actions(actions));
     }
     match call {

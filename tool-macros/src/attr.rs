@@ -196,6 +196,19 @@ fn flag(cx: &Ctxt, meta: &Meta, key: &str) -> Option<Flag> {
     }
 }
 
+/// `modes()` reads as "no mode" but would mean every mode (the default): a tool that no
+/// mode may call is a mistake, and leaving the key out is how to say "every mode".
+fn empty_modes(cx: &Ctxt, meta: &Meta) {
+    if let Meta::List(list) = meta
+        && list.tokens.is_empty()
+    {
+        cx.error_spanned_by(
+            meta,
+            "`modes()` lists no mode; leave `modes` out for every mode, or name the modes: `modes(agent, mcp)`",
+        );
+    }
+}
+
 /// A list of names, as identifiers or strings: `modes(agent, mcp)`, `aliases("web_search")`.
 fn names(cx: &Ctxt, meta: &Meta, key: &str) -> Vec<Named> {
     let Meta::List(list) = meta else {
@@ -331,7 +344,10 @@ pub(crate) fn tool_attrs(cx: &Ctxt, args: TokenStream) -> ToolAttrs {
         k::NAME => a.name = lit_str(cx, meta, key),
         k::DESCRIPTION => a.description = lit_str(cx, meta, key),
         k::DESCRIPTION_FILE => a.description_file = lit_str(cx, meta, key),
-        k::MODES => a.modes = names(cx, meta, key),
+        k::MODES => {
+            empty_modes(cx, meta);
+            a.modes = names(cx, meta, key);
+        }
         k::PERMISSIONS => a.permissions = names(cx, meta, key),
         k::REQUIRES_APPROVAL => a.requires_approval = flag(cx, meta, key),
         k::CATEGORY => a.category = lit_str(cx, meta, key),

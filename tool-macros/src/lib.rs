@@ -90,7 +90,8 @@
 //! entry point, or each `#[action]` method is an action of a *polymorphic* tool: one tool, one
 //! discriminator parameter `action`, each method's parameters that action's (seed 000). The
 //! generated input enum carries a flat schema, dispatch is a `match`, each action may return
-//! its own output type. Other methods are left alone. The tool's default name is the type's
+//! its own output type; `call` beside `#[action]` methods is an error (it would never run).
+//! Other methods are left alone. The tool's default name is the type's
 //! name in snake_case (`PromptManager` → `prompt_manager`). Registration needs the type to be
 //! `Default`, or `constructor = path` naming a `fn() -> Self`.
 //!
@@ -161,7 +162,7 @@
 //! | `name` | `"grep"` | the tool's name, 1–64 of `[A-Za-z0-9_-]`; default: the function's name, or the type's in snake_case |
 //! | `description` | `"..."` | what the tool does, for the model; default: the doc comment (one of the three is required) |
 //! | `description_file` | `"docs/grep.md"` | a markdown file embedded at compile time, relative to the crate's `Cargo.toml` |
-//! | `modes(..)` | `agent`, `mcp`, `cli` | where the tool is offered; default: everywhere |
+//! | `modes(..)` | `agent`, `mcp`, `cli` | where the tool is offered; default (key left out): everywhere; `modes()` is an error |
 //! | `permissions(..)` | `read_files`, `write_files`, `delete_files`, `execute_commands`, `network`, `view_prompts`, `manage_prompts` | what every call needs |
 //! | `requires_approval` | flag | every call goes through the approval gate |
 //! | `category` | `"search"` | a grouping for prompts and filters |
@@ -307,8 +308,8 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// For an enum of actions it implements `Actions` (the `ActionSet`: names, descriptions,
 /// required and optional parameters, permissions, approval and `read_only` per action),
 /// `Deserialize` from one flat object (`{"action": "search", "query": "..."}`; an unknown
-/// action, a missing parameter or a parameter of another action is an error, never a
-/// panic), `JsonSchema` (the canonical flat schema: the discriminator as a string `enum`
+/// action, a missing parameter, a parameter of another action or an unknown member is an
+/// error, never a panic), `JsonSchema` (the canonical flat schema: the discriminator as a string `enum`
 /// whose description lists each action, the union of every action's parameters with their
 /// doc comments and defaults, the discriminator and the parameters every action requires
 /// required at the root) and `Serialize`.

@@ -11,10 +11,12 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess
 use serde_json::{Map, Value};
 
 use super::Actions;
+use crate::call::Arguments;
 use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::render::Render;
 use crate::spec::{ActionSet, ActionSpec, ToolSpec};
+use crate::validate::CompiledSchema;
 
 // ---- Compile-time checks. Generated code names the user's types through these traits,
 // spanned at the user's token. Each requirement is its own trait whose blanket impl is
@@ -280,6 +282,42 @@ impl<T> ProbePlain for &Probe<T> {
     }
 }
 
+/// Picked for an input type that refuses unknown members itself: one strict decode.
+pub trait ProbeStrict {
+    /// The input type.
+    type Input;
+    /// Decodes the arguments.
+    fn probe_decode(
+        &self,
+        args: &Arguments,
+        schema: &CompiledSchema,
+    ) -> Result<Self::Input, ToolError>;
+}
+impl<T: DeserializeOwned + DeniesUnknownParams> ProbeStrict for Probe<T> {
+    type Input = T;
+    fn probe_decode(&self, args: &Arguments, schema: &CompiledSchema) -> Result<T, ToolError> {
+        schema.decode_strict(args)
+    }
+}
+
+/// Picked for any other input type: the general decode, watching for unknown members.
+pub trait ProbeWatch {
+    /// The input type.
+    type Input;
+    /// Decodes the arguments.
+    fn probe_decode(
+        &self,
+        args: &Arguments,
+        schema: &CompiledSchema,
+    ) -> Result<Self::Input, ToolError>;
+}
+impl<T: DeserializeOwned> ProbeWatch for &Probe<T> {
+    type Input = T;
+    fn probe_decode(&self, args: &Arguments, schema: &CompiledSchema) -> Result<T, ToolError> {
+        schema.decode(args)
+    }
+}
+
 /// Declares the spec polymorphic when the input has actions.
 pub fn with_actions(spec: ToolSpec, actions: Option<ActionSet>) -> ToolSpec {
     match actions {
@@ -303,30 +341,59 @@ pub fn action_param<T: ParamDeserialize>(
 
 // ---- Deserialization.
 
-/// Finds a map key among the known parameter names: `Some(index)`, or `None` for an
-/// unknown key (which the caller skips with `IgnoredAny`, so it is reported).
+/// Finds a map key among the known parameter names: its index, or an `unknown parameter`
+/// error naming the key and the known ones (the generated input types refuse unknown
+/// members themselves, as `#[serde(deny_unknown_fields)]` does).
 #[derive(Clone, Copy)]
 pub struct KeySeed(pub &'static [&'static str]);
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Option<usize>;
+    type Value = usize;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_identifier(self)
     }
 }
 
 impl Visitor<'_> for KeySeed {
-    type Value = Option<usize>;
+    type Value = usize;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a parameter name")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|k| *k == v))
+        match self.0.iter().position(|k| *k == v) {
+            Some(i) => Ok(i),
+            None => Err(unknown_param(v, self.0)),
+        }
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-        Ok(self.0.iter().position(|k| k.as_bytes() == v))
+        match self.0.iter().position(|k| k.as_bytes() == v) {
+            Some(i) => Ok(i),
+            None => Err(unknown_param(&String::from_utf8_lossy(v), self.0)),
+        }
     }
 }
+
+/// `unknown parameter `x`; known parameters: a, b`, as the validator words it.
+#[cold]
+fn unknown_param<E: de::Error>(name: &str, known: &[&str]) -> E {
+    E::custom(unknown_param_message(name, known))
+}
+
+fn unknown_param_message(name: &str, known: &[&str]) -> String {
+    if known.is_empty() {
+        format!("unknown parameter `{name}`; this tool takes no parameters")
+    } else {
+        format!(
+            "unknown parameter `{name}`; known parameters: {}",
+            known.join(", ")
+        )
+    }
+}
+
+/// A type whose `Deserialize` refuses unknown members itself (the input types the macros
+/// generate), so a tool may decode it without watching for them; see
+/// [`CompiledSchema::decode_strict`](crate::validate::CompiledSchema::decode_strict).
+pub trait DeniesUnknownParams {}
 
 /// Reads one of a closed set of strings: the index of the value, or an
 /// `unknown variant` error listing the allowed ones.

@@ -1,13 +1,18 @@
 //! The end of a call's path: the approval gate, the run under a deadline, and the activity
 //! records and events of every answer, refused or not.
 
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::{Pin, pin};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::dedupe::DedupeKey;
+use super::outcome::Serialized;
 use super::{ApprovalDecision, ApprovalRequest, Session, SharedResult};
 use crate::activity::{ActivityRecord, ActivityStatus, ActivityUpdate};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
@@ -59,21 +64,27 @@ impl Session {
     ) -> SharedResult {
         let inner = &self.runtime.inner;
         let input = bounded_input(args);
+        let start = inner
+            .events
+            .wants(EventKind::ToolCallStart)
+            .then(|| input.clone());
         inner
             .activities
             .create(ActivityRecord::new(
                 activity_id.to_owned(),
                 name,
-                input.clone(),
+                input,
                 user_facing,
             ))
             .await;
-        inner.events.emit(Event::new(
-            EventKind::ToolCallStart,
-            activity_id.to_owned(),
-            name,
-            EventData::Start { arguments: input },
-        ));
+        if let Some(arguments) = start {
+            inner.events.emit(Event::new(
+                EventKind::ToolCallStart,
+                activity_id.to_owned(),
+                name,
+                EventData::Start { arguments },
+            ));
+        }
         let result = Err(err);
         self.finish(activity_id, name, &result).await;
         result
@@ -85,11 +96,16 @@ impl Session {
         match result {
             Ok(output) => {
                 let value = output.to_value().unwrap_or(Value::Null);
-                let data = match &value {
-                    Value::Object(m) => m.clone(),
+                let success = output.is_success();
+                let end = inner
+                    .events
+                    .wants(EventKind::ToolCallEnd)
+                    .then(|| value.clone());
+                let data = match value {
+                    Value::Object(m) => m,
                     other => {
                         let mut m = Map::new();
-                        m.insert("result".into(), other.clone());
+                        m.insert("result".into(), other);
                         m
                     }
                 };
@@ -98,7 +114,7 @@ impl Session {
                     .update(
                         activity_id,
                         ActivityUpdate::Finish {
-                            status: if output.is_success() {
+                            status: if success {
                                 ActivityStatus::Success
                             } else {
                                 ActivityStatus::Failure
@@ -108,15 +124,14 @@ impl Session {
                         },
                     )
                     .await;
-                inner.events.emit(Event::new(
-                    EventKind::ToolCallEnd,
-                    activity_id,
-                    tool,
-                    EventData::End {
-                        success: output.is_success(),
-                        result: value,
-                    },
-                ));
+                if let Some(result) = end {
+                    inner.events.emit(Event::new(
+                        EventKind::ToolCallEnd,
+                        activity_id,
+                        tool,
+                        EventData::End { success, result },
+                    ));
+                }
             }
             Err(e) => {
                 inner
@@ -130,18 +145,20 @@ impl Session {
                         },
                     )
                     .await;
-                inner.events.emit(Event::new(
-                    EventKind::Error,
-                    activity_id,
-                    tool,
-                    EventData::Error { error: e.to_json() },
-                ));
+                if inner.events.wants(EventKind::Error) {
+                    inner.events.emit(Event::new(
+                        EventKind::Error,
+                        activity_id,
+                        tool,
+                        EventData::Error { error: e.to_json() },
+                    ));
+                }
             }
         }
     }
 
-    /// The approval gate, then the run: on a task of its own, in a concurrency slot, under a
-    /// deadline, with a cancellation token.
+    /// The approval gate, then the run: in a concurrency slot, under a deadline, with a
+    /// cancellation token, its panic caught.
     pub(super) async fn execute(
         &self,
         p: Prepared<'_>,
@@ -179,13 +196,14 @@ impl Session {
             }
         }
 
-        // The deadline's timer, made here: making one panics when the tokio runtime has no
-        // time driver, and that is a host's mistake to report, not a tool's panic.
+        // A timer made here first: making one panics when the tokio runtime has no time
+        // driver, and that is a host's mistake to report, not a tool's panic. (The deadline's
+        // own timer is made once the call has its slot.)
         let timeout = spec
             .timeout
             .unwrap_or(inner.default_timeout)
             .min(inner.max_timeout);
-        let Ok(timer) = std::panic::catch_unwind(|| tokio::time::sleep(timeout)) else {
+        let Ok(probe) = std::panic::catch_unwind(|| tokio::time::sleep(timeout)) else {
             let err = ToolError::system(
                 "the tokio runtime has no time driver, so the call's deadline cannot be kept; \
                  the host must build its runtime with `enable_all()` (or `enable_time()`)",
@@ -193,28 +211,36 @@ impl Session {
             .with_signature(signature());
             return self.refuse(activity_id, &spec, arguments, err).await;
         };
+        drop(probe);
 
         // Activity record and START.
         let input = bounded_input(arguments);
+        let start = inner
+            .events
+            .wants(EventKind::ToolCallStart)
+            .then(|| input.clone());
         inner
             .activities
             .create(ActivityRecord::new(
                 activity_id.to_owned(),
                 spec.name.to_string(),
-                input.clone(),
+                input,
                 spec.user_facing,
             ))
             .await;
-        inner.events.emit(Event::new(
-            EventKind::ToolCallStart,
-            activity_id.to_owned(),
-            spec.name.to_string(),
-            EventData::Start { arguments: input },
-        ));
+        if let Some(arguments) = start {
+            inner.events.emit(Event::new(
+                EventKind::ToolCallStart,
+                activity_id.to_owned(),
+                spec.name.to_string(),
+                EventData::Start { arguments },
+            ));
+        }
 
-        // Run on a task of its own (a panic stays there), in a concurrency slot, under a
-        // deadline that starts once the slot is got, with a cancellation token the deadline
-        // and the session both cancel.
+        // Run in a concurrency slot, under a deadline that starts once the slot is got, with
+        // a cancellation token the deadline and the session both cancel. The tool's future is
+        // polled here, not on a task of its own: a panic in it is caught where it is polled,
+        // and if this call is dropped (its caller gave up), the tool is dropped with it.
         let cancel = self.cancel.child_token();
         let mut ctx = ToolContext {
             call_id: Arc::from(activity_id),
@@ -229,20 +255,21 @@ impl Session {
             activities: inner.activities.clone(),
             observer: self.observer.clone(),
         };
-        let tool = p.entry.tool().clone();
-        let limiter = inner.limiter.clone();
-        let task = tokio::spawn(async move {
-            let _permit = limiter.acquire_owned().await;
-            let mut timer = Box::pin(timer);
-            if let Some(at) = tokio::time::Instant::now().checked_add(timeout) {
-                timer.as_mut().reset(at);
-            }
+        let tool = p.entry.tool();
+        let run = async {
+            let _permit = inner.limiter.acquire().await;
+            // The deadline counts from here. A new timer rather than a reset of the first:
+            // a reset registers it with the time driver (a wake-up of the driver), while a
+            // timer is registered only when first polled, so a call that is done before the
+            // deadline is first polled never touches the driver.
+            let mut timer = pin!(tokio::time::sleep(timeout));
             ctx.deadline = Instant::now().checked_add(timeout);
+            let invoked = CatchUnwind(tool.invoke(&ctx, decoded));
             tokio::select! {
                 // The tool first, as `tokio::time::timeout` polls it: a result that is ready
                 // when the deadline passes still counts.
                 biased;
-                result = tool.invoke(&ctx, decoded) => result,
+                result = invoked => result.unwrap_or_else(|Panicked| Err(panicked_error())),
                 () = &mut timer => {
                     ctx.cancel.cancel();
                     Err(ToolError::new(
@@ -254,20 +281,21 @@ impl Session {
                     ))
                 }
             }
-        });
-        // If this call is dropped (its caller gave up), the tool is stopped too.
-        let guard = AbortOnDrop(task.abort_handle(), cancel.clone());
-        let result: SharedResult = tokio::select! {
-            joined = task => match joined {
-                Ok(r) => r,
-                Err(join) if join.is_panic() => Err(ToolError::system(
-                    "the tool panicked; this is a bug in the tool, not in the call",
-                )),
-                Err(_) => Err(cancelled_error()),
-            },
-            _ = self.cancel.cancelled() => Err(cancelled_error()),
         };
-        drop(guard);
+        // Until the tool has answered, dropping this call cancels its token, so whatever
+        // the tool started on it stops too.
+        let guard = CancelOnDrop(Some(cancel));
+        let result: SharedResult = tokio::select! {
+            biased;
+            () = self.cancel.cancelled() => Err(cancelled_error()),
+            result = run => {
+                guard.disarm();
+                result
+            }
+        };
+        // The output's JSON, made once: the activity record, the END event, the outcome and
+        // a duplicate's answer all read it.
+        let result = result.map(Serialized::wrap);
         // A write has run (or began to): what the turn answered before may be stale.
         if let Some(key) = &p.writes {
             self.invalidate_turn(key, &call.id);
@@ -278,17 +306,45 @@ impl Session {
     }
 }
 
-/// Aborts a tool's task and cancels its token when dropped: when the call is answered (the
-/// task is done by then, or must stop because the session was cancelled) or abandoned.
-struct AbortOnDrop(tokio::task::AbortHandle, CancellationToken);
+/// Cancels a call's token when dropped, unless disarmed: when the call is answered before
+/// its tool (the session was cancelled) or abandoned by its caller.
+struct CancelOnDrop(Option<CancellationToken>);
 
-impl Drop for AbortOnDrop {
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
     fn drop(&mut self) {
-        if !self.0.is_finished() {
-            self.1.cancel();
-            self.0.abort();
+        if let Some(token) = self.0.take() {
+            token.cancel();
         }
     }
+}
+
+/// A tool's future whose panic is caught: polled inside `catch_unwind`, a panic ends it
+/// with [`Panicked`] (and it is not polled again).
+struct CatchUnwind<F>(F);
+
+/// The tool panicked.
+struct Panicked;
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Panicked>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(Panicked)),
+        }
+    }
+}
+
+fn panicked_error() -> ToolError {
+    ToolError::system("the tool panicked; this is a bug in the tool, not in the call")
 }
 
 pub(super) fn cancelled_error() -> ToolError {

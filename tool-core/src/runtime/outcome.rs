@@ -1,5 +1,6 @@
 //! [`CallOutcome`]: what a call answers with, and what the host needs to answer the provider.
 
+use std::any::Any;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -100,5 +101,52 @@ impl CallOutcome {
             Ok(o) => o.model_text(tracker),
             Err(e) => e.to_json().to_string(),
         }
+    }
+}
+
+/// A tool's output with its JSON, serialized once, when the call ended: the activity
+/// record, the END event, [`CallOutcome::to_json`] and the answers of duplicate calls read
+/// it instead of serializing the output again. Everything else is the output's own
+/// ([`AnyOutput::as_any`] gives the tool's type).
+pub(super) struct Serialized {
+    output: Arc<dyn AnyOutput>,
+    json: Result<Value, ToolError>,
+}
+
+impl Serialized {
+    pub(super) fn wrap(output: Arc<dyn AnyOutput>) -> Arc<dyn AnyOutput> {
+        let json = output.to_value();
+        Arc::new(Serialized { output, json })
+    }
+}
+
+impl AnyOutput for Serialized {
+    fn to_value(&self) -> Result<Value, ToolError> {
+        self.json.clone()
+    }
+    fn to_json_string(&self) -> Result<String, ToolError> {
+        match &self.json {
+            Ok(v) => Ok(v.to_string()),
+            Err(_) => self.output.to_json_string(),
+        }
+    }
+    fn status(&self) -> Option<String> {
+        self.output.status()
+    }
+    fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
+        match (self.output.rendered(tracker), &self.json) {
+            (Some(text), _) => text,
+            (None, Ok(v)) => v.to_string(),
+            (None, Err(_)) => self.output.model_text(tracker),
+        }
+    }
+    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
+        self.output.rendered(tracker)
+    }
+    fn is_success(&self) -> bool {
+        self.output.is_success()
+    }
+    fn as_any(&self) -> &dyn Any {
+        self.output.as_any()
     }
 }

@@ -163,8 +163,8 @@ impl Session {
         while let Some(joined) = set.join_next_with_id().await {
             match joined {
                 Ok((_, (i, outcome))) => out[i] = Some(outcome),
-                // `call` does not panic (tools run on tasks of their own), but should it,
-                // the caller still gets one answer per call, in order.
+                // `call` does not panic (a tool's panic is caught where it is polled), but
+                // should it, the caller still gets one answer per call, in order.
                 Err(e) => {
                     if let Some((i, call_id, tool)) = tasks.remove(&e.id()) {
                         out[i] = Some(CallOutcome::rejected(
@@ -225,17 +225,19 @@ impl Session {
         // A polymorphic tool's action decides permissions and approval, so its arguments are
         // parsed once up front (unless they are over the size limit, which validation
         // refuses unread); plain tools keep the text for the fast decode.
-        let mut arguments = call.arguments.clone();
+        let parsed;
+        let mut arguments = &call.arguments;
         let mut action: Option<String> = None;
         if let Some(set) = &spec.actions {
-            if let Arguments::Text(t) = &arguments
+            if let Arguments::Text(t) = arguments
                 && t.len() <= MAX_ARGUMENTS_BYTES
                 && let Ok(v) =
                     serde_json::from_str::<Value>(if t.trim().is_empty() { "{}" } else { t })
             {
-                arguments = Arguments::Value(v);
+                parsed = Arguments::Value(v);
+                arguments = &parsed;
             }
-            if let Arguments::Value(v) = &arguments {
+            if let Arguments::Value(v) = arguments {
                 action = v
                     .get(set.field.as_ref())
                     .and_then(Value::as_str)
@@ -243,13 +245,13 @@ impl Session {
                     .map(str::to_owned);
             }
         }
-        let signature = || signature_of_arguments(&spec.name, &arguments);
+        let signature = || signature_of_arguments(&spec.name, arguments);
 
         // A cancelled session runs nothing more.
         if self.cancel.is_cancelled() {
             let err = cancelled_error().with_signature(signature());
             return self
-                .refuse(&outcome.activity_id, &spec, &arguments, err)
+                .refuse(&outcome.activity_id, &spec, arguments, err)
                 .await;
         }
 
@@ -271,18 +273,16 @@ impl Session {
             .with_field("missing_permissions", names)
             .with_signature(signature());
             return self
-                .refuse(&outcome.activity_id, &spec, &arguments, err)
+                .refuse(&outcome.activity_id, &spec, arguments, err)
                 .await;
         }
 
         // Validation.
-        let decoded = match entry.tool().decode(&arguments, entry.schema()) {
+        let decoded = match entry.tool().decode(arguments, entry.schema()) {
             Ok(d) => d,
             Err(e) => {
                 let e = sign(e, signature);
-                return self
-                    .refuse(&outcome.activity_id, &spec, &arguments, e)
-                    .await;
+                return self.refuse(&outcome.activity_id, &spec, arguments, e).await;
             }
         };
 
@@ -296,7 +296,7 @@ impl Session {
                 Admission::Duplicate { first_id, mut slot } => {
                     outcome.duplicate_of = Some(first_id);
                     return self
-                        .answer_duplicate(outcome, &spec, &arguments, &mut slot)
+                        .answer_duplicate(outcome, &spec, arguments, &mut slot)
                         .await;
                 }
                 Admission::First(tx) => Some(tx),
@@ -311,7 +311,7 @@ impl Session {
                     activity_id: &outcome.activity_id,
                     entry: &entry,
                     action,
-                    arguments: &arguments,
+                    arguments,
                     writes,
                 },
                 decoded,

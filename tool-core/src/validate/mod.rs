@@ -3,8 +3,10 @@
 //!
 //! A [`CompiledSchema`] is built once per tool when it is registered. Decoding a call
 //! ([`CompiledSchema::decode`]) first tries the fast path: deserialize the typed input straight
-//! from the JSON text, watching for unknown members. When that succeeds and the schema holds
-//! no constraint serde cannot check, the input is valid and no tree is built. Otherwise the
+//! from the JSON text, watching for unknown members (an input type that refuses them itself,
+//! as the macros' do, is decoded without the watch: [`CompiledSchema::decode_strict`]). When
+//! that succeeds and the schema holds no constraint serde cannot check, the input is valid
+//! and no tree is built. Otherwise the
 //! slow path parses the arguments, runs the JSON Schema validator collecting every error, adds
 //! the per-action rules of a polymorphic tool, and turns the lot into one
 //! [`ToolError`] of kind `validation_error`. Every validation error of a tool, malformed JSON
@@ -19,6 +21,7 @@ mod example;
 mod nearest;
 mod problems;
 
+use std::cell::Cell;
 use std::sync::Arc;
 
 use serde::de::DeserializeOwned;
@@ -45,6 +48,7 @@ pub struct CompiledSchema {
     schema: Arc<Value>,
     validator: jsonschema::Validator,
     serde_complete: bool,
+    strict_complete: bool,
     spec_actions: Option<crate::spec::ActionSet>,
     enums: Vec<(String, Vec<Value>)>,
     spec: Arc<ToolSpec>,
@@ -62,6 +66,7 @@ impl CompiledSchema {
                 message: e.to_string(),
             })?;
         let serde_complete = problems::serde_checks_everything(&schema);
+        let strict_complete = serde_complete && !problems::closed_below_root(&schema);
         let mut enums = problems::top_level_enums(&schema);
         // A discriminator the schema types as a plain string is still a closed set: the
         // action set's names, in declaration order.
@@ -81,6 +86,7 @@ impl CompiledSchema {
             schema,
             validator,
             serde_complete,
+            strict_complete,
             spec_actions: spec.actions.clone(),
             enums,
             spec,
@@ -99,37 +105,85 @@ impl CompiledSchema {
     }
 
     /// Decodes the arguments into `T`, validating them; see the module docs.
+    ///
+    /// This is the general path, for any input type: the fast decode watches for members
+    /// `T` ignores (an unknown parameter must not pass unseen). For an input type that
+    /// refuses unknown members itself, [`CompiledSchema::decode_strict`] does without the
+    /// watch.
     pub fn decode<T: DeserializeOwned>(&self, args: &Arguments) -> Result<T, ToolError> {
-        // The fast path only for an object: serde would also read a struct from an array.
-        // A polymorphic tool's per-action rules (required parameters, parameters of another
-        // action) are not in its flat schema nor in a flat input type, so they are checked on
-        // the tree first; its text arguments take the slow path (the runtime hands such tools
-        // a parsed value).
-        if self.serde_complete && is_object(args) {
-            let fast = match (&self.spec_actions, args) {
-                (None, _) => fast_decode::<T>(args),
-                (Some(actions), Arguments::Value(v)) => {
-                    let mut found = Vec::new();
-                    problems::action_problems(actions, v, &mut found);
-                    if found.is_empty() {
-                        fast_decode::<T>(args)
-                    } else {
-                        None
-                    }
+        if self.serde_complete
+            && self.fast_path_applies(args)
+            && let Some(v) = fast_decode::<T>(args)
+        {
+            return Ok(v);
+        }
+        self.decode_slow(args)
+    }
+
+    /// Decodes the arguments into `T`, validating them, for an input type whose
+    /// `Deserialize` refuses unknown members itself (as `#[serde(deny_unknown_fields)]`
+    /// does; the input types the macros generate do): one typed decode straight from the
+    /// text (or one deserializer over the tree), and only when that fails the slow path that
+    /// lists every problem.
+    ///
+    /// A schema whose nested objects are closed too (a parameter that is a struct) is
+    /// decoded on the slow path every time: `T` vouches for its own members only.
+    pub fn decode_strict<T: DeserializeOwned>(&self, args: &Arguments) -> Result<T, ToolError> {
+        if self.strict_complete && self.fast_path_applies(args) {
+            let fast = match args {
+                Arguments::Text(t) => {
+                    let mut de = serde_json::Deserializer::from_str(t);
+                    T::deserialize(&mut de).ok().filter(|_| de.end().is_ok())
                 }
-                (Some(_), Arguments::Text(_)) => None,
+                Arguments::Value(v) => T::deserialize(v).ok(),
             };
             if let Some(v) = fast {
                 return Ok(v);
             }
         }
+        self.decode_slow(args)
+    }
+
+    /// Whether the fast path may try these arguments: an object (serde would also read a
+    /// struct from an array) within the size limit. A polymorphic tool's per-action rules
+    /// (required parameters, parameters of another action) are not in its flat schema nor
+    /// in a flat input type, so they are checked on the tree first; its text arguments take
+    /// the slow path (the runtime hands such tools a parsed value).
+    fn fast_path_applies(&self, args: &Arguments) -> bool {
+        match (&self.spec_actions, args) {
+            (None, Arguments::Text(t)) => t.len() <= MAX_ARGUMENTS_BYTES && is_object(args),
+            (None, Arguments::Value(v)) => v.is_object(),
+            (Some(actions), Arguments::Value(v)) => {
+                let mut found = Vec::new();
+                problems::action_problems(actions, v, &mut found);
+                v.is_object() && found.is_empty()
+            }
+            (Some(_), Arguments::Text(_)) => false,
+        }
+    }
+
+    /// The slow path for `T`: everything but the typed decode itself is in
+    /// [`CompiledSchema::slow_path`], compiled once for every tool.
+    fn decode_slow<T: DeserializeOwned>(&self, args: &Arguments) -> Result<T, ToolError> {
+        let mut out = None;
+        self.slow_path(args, &mut |v| T::deserialize(v).map(|t| out = Some(t)))?;
+        out.ok_or_else(not_decoded)
+    }
+
+    /// Parses and validates the arguments (every problem at once), then runs the typed
+    /// decode `de` over the tree.
+    fn slow_path(
+        &self,
+        args: &Arguments,
+        de: &mut dyn FnMut(&Value) -> Result<(), serde_json::Error>,
+    ) -> Result<(), ToolError> {
         let value = self.to_checked_value(args)?;
-        T::deserialize(&value)
+        de(&value)
             .or_else(|e| {
                 // A unit input (`()`) has a `null` schema, canonicalized to the empty object,
                 // so `{}` stands for it.
                 if value.as_object().is_some_and(|m| m.is_empty()) {
-                    T::deserialize(Value::Null).map_err(|_| e)
+                    de(&Value::Null).map_err(|_| e)
                 } else {
                     Err(e)
                 }
@@ -141,7 +195,7 @@ impl CompiledSchema {
                 // (what still does not fit is then what the error names).
                 let mut whole = value.clone();
                 if integral_floats_to_integers(&mut whole) {
-                    T::deserialize(&whole)
+                    de(&whole)
                 } else {
                     Err(e)
                 }
@@ -387,6 +441,13 @@ fn integer_of(f: f64) -> Option<serde_json::Number> {
     }
 }
 
+/// The error of a slow path that succeeded without a value (it cannot: the decode that
+/// succeeded stored one).
+#[cold]
+fn not_decoded() -> ToolError {
+    ToolError::system("internal error: the arguments were validated but not decoded")
+}
+
 /// Whether the arguments are (text of) a JSON object; the fast path is for objects only.
 fn is_object(args: &Arguments) -> bool {
     match args {
@@ -398,18 +459,21 @@ fn is_object(args: &Arguments) -> bool {
 /// The typed decode straight from text or tree; `None` when it fails or meets an unknown
 /// member, so the slow path can explain why.
 fn fast_decode<T: DeserializeOwned>(args: &Arguments) -> Option<T> {
-    let mut unknown = false;
+    let unknown = Cell::new(false);
     let out = match args {
         Arguments::Text(t) => {
-            if t.len() > MAX_ARGUMENTS_BYTES {
-                return None;
-            }
             let mut de = serde_json::Deserializer::from_str(t);
-            let v = serde_ignored::deserialize(&mut de, |_| unknown = true).ok()?;
+            let v = serde_ignored::deserialize(&mut de, watch(&unknown)).ok()?;
             de.end().ok()?;
             v
         }
-        Arguments::Value(v) => serde_ignored::deserialize(v, |_| unknown = true).ok()?,
+        Arguments::Value(v) => serde_ignored::deserialize(v, watch(&unknown)).ok()?,
     };
-    (!unknown).then_some(out)
+    (!unknown.get()).then_some(out)
+}
+
+/// The callback that notes an ignored member: one type for every input type, so what
+/// `serde_ignored` instantiates for the types inside an input is shared between tools.
+fn watch(unknown: &Cell<bool>) -> impl FnMut(serde_ignored::Path<'_>) + '_ {
+    move |_| unknown.set(true)
 }

@@ -93,8 +93,8 @@ pub(super) fn take_slot(
 }
 
 /// The body of `visit_map`: declares one `__v{i}` per slot (and `__tag` when there is a
-/// discriminator), reads every member, skips unknown ones with `IgnoredAny` (so the caller's
-/// `serde_ignored` reports them), then evaluates `finish`.
+/// discriminator), reads every member, refuses an unknown one (the key seed's error names it
+/// and the known ones, so no wrapper deserializer has to watch), then evaluates `finish`.
 ///
 /// A slot reads an `Option<T>`: `null` counts as absent, as the action rules of tool-core
 /// treat it.
@@ -123,7 +123,7 @@ pub(super) fn visit_map_body(
         let map = quote!(__A);
         let callee = quote_spanned!(ty.span()=> #f::<#ty, #map>);
         quote! {
-            ::core::option::Option::Some(#k) => {
+            #k => {
                 #var = #callee(&mut __map)?;
             }
         }
@@ -132,7 +132,7 @@ pub(super) fn visit_map_body(
         Some((_, names)) => (
             quote!(let mut __tag: ::core::option::Option<usize> = ::core::option::Option::None;),
             quote! {
-                ::core::option::Option::Some(0usize) => {
+                0usize => {
                     const __NAMES: &[&str] = &[#(#names),*];
                     __tag = ::core::option::Option::Some(#serde::de::MapAccess::next_value_seed(
                         &mut __map,
@@ -155,7 +155,9 @@ pub(super) fn visit_map_body(
                 #tag_arm
                 #(#arms)*
                 _ => {
-                    #serde::de::MapAccess::next_value::<#serde::de::IgnoredAny>(&mut __map)?;
+                    return ::core::result::Result::Err(
+                        #krate::__private::out_of_range::<__A::Error>("parameter"),
+                    );
                 }
             }
         }
@@ -193,6 +195,8 @@ pub(super) fn deserialize_impl(
                 #serde::Deserializer::deserialize_map(__deserializer, __Visitor)
             }
         }
+        #[automatically_derived]
+        impl #krate::__private::DeniesUnknownParams for #ident {}
     }
 }
 

@@ -84,6 +84,40 @@ fn probed_spec(m: &ToolMeta, input_span: Span) -> TokenStream {
     }
 }
 
+/// How the generated `decode_input` decodes a call's arguments.
+#[derive(Clone, Copy)]
+enum Decode {
+    /// An input type the macros generate: it refuses unknown members itself, so one strict
+    /// decode, with no watch for them.
+    Strict,
+    /// The user's own arguments type: strict when it refuses unknown members itself (an
+    /// enum with `#[derive(Action)]`), else the general path.
+    Probe,
+}
+
+/// `decode_input`, with the input type unchecked (as in `call`'s signature, so a type that
+/// does not fit is reported once, on the user's token).
+fn decode_input(krate: &Path, decode: Decode, input: &TokenStream, span: Span) -> TokenStream {
+    let body = match decode {
+        Decode::Strict => quote!(__schema.decode_strict(__args)),
+        Decode::Probe => quote! {
+            #[allow(unused_imports)]
+            use #krate::__private::{ProbeStrict as _, ProbeWatch as _};
+            (&#krate::__private::Probe::<#input>::new()).probe_decode(__args, __schema)
+        },
+    };
+    let k = respan(krate, span);
+    quote_spanned! {span=>
+        fn decode_input(
+            &self,
+            __args: &#k::Arguments,
+            __schema: &#k::validate::CompiledSchema,
+        ) -> ::core::result::Result<#input, #k::ToolError> {
+            #body
+        }
+    }
+}
+
 /// The assembled `impl Tool`: the types with the spans of the user's tokens they come
 /// from, so a type that does not fit is reported there.
 struct ToolImpl<'a> {
@@ -94,6 +128,8 @@ struct ToolImpl<'a> {
     input: (TokenStream, Span, TokenStream),
     output: (TokenStream, Span, TokenStream),
     spec: TokenStream,
+    /// How `decode_input` decodes.
+    decode: Decode,
     body: TokenStream,
     /// Where a type that does not fit is blamed when the compiler checks `call` against the
     /// trait (the arguments type, else the output type).
@@ -107,11 +143,13 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
         input: (input, input_span, input_plain),
         output: (output, output_span, output_plain),
         spec,
+        decode,
         body,
         sig_span,
     } = t;
     let input_item = quote_spanned!(input_span=> type Input = #input;);
     let output_item = quote_spanned!(output_span=> type Output = #output;);
+    let decode = decode_input(krate, decode, &input_plain, sig_span);
     // The names the body uses keep their own spans.
     let (slf, ctx, inp) = (quote!(self), quote!(__ctx), quote!(__input));
     let k = respan(krate, sig_span);
@@ -151,6 +189,8 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
                 #spec
             }
 
+            #decode
+
             #method
         }
     }
@@ -163,6 +203,8 @@ struct SingleInput {
     /// Items to define beside the impl (the struct of parameters).
     defs: TokenStream,
     spec: TokenStream,
+    /// How `decode_input` decodes.
+    decode: Decode,
     /// The arguments of the call of the user's function.
     args: Vec<TokenStream>,
 }
@@ -174,6 +216,7 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
             ty: (args_input(krate, ty), ty.span(), quote!(#ty)),
             defs: quote!(),
             spec: probed_spec(m, ty.span()),
+            decode: Decode::Probe,
             args: call_args(krate, sig, |_| quote!()),
         },
         None => {
@@ -189,6 +232,7 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
                 ty: (quote!(#ident), fallback_span, quote!(#ident)),
                 defs: params::input_struct(&model),
                 spec: spec::builder(m),
+                decode: Decode::Strict,
                 args: call_args(krate, sig, |i| {
                     let f = &fields[i];
                     quote!(__input.#f)
@@ -220,6 +264,7 @@ pub(super) fn function(
             ok_ty(krate, ret),
         ),
         spec: input.spec,
+        decode: input.decode,
         body: await_call(krate, ret, quote!(#fn_ident), &input.args),
         sig_span: sig
             .args_type()
@@ -270,6 +315,7 @@ pub(super) fn single(m: &ToolMeta, sig: &Signature, ret: &Type, self_ty: &Type) 
             ok_ty(krate, ret),
         ),
         spec: input.spec,
+        decode: input.decode,
         body: await_call(krate, ret, quote!(<#self_ty>::#method), &args),
         sig_span: sig
             .args_type()
@@ -336,6 +382,7 @@ pub(super) fn polymorphic(
         input: (quote!(#input), Span::call_site(), quote!(#input)),
         output: (quote!(#output), Span::call_site(), quote!(#output)),
         spec: quote!(#builder.actions(<#input as #krate::Actions>::action_set())),
+        decode: Decode::Strict,
         body: quote! {
             match __input {
                 #(#arms)*
