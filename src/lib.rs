@@ -56,3 +56,8 @@ pub use tool_macros::*;
 /// The standard tools (feature `std`).
 #[cfg(feature = "std")]
 pub use tool_std as std_tools;
+
+/// The README's Rust example, compiled and run as a doctest so it cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -60,10 +60,10 @@ fn lists(names: &'static [&'static str]) -> Case {
 }
 
 /// The standard tools the `toolsmith` binary serves, checked in `dir` (its root).
-/// `read_file`, `grep` and `bash` cases go here (see the end of this function).
-fn std_cases(_dir: &Path) -> Vec<Case> {
+fn std_cases(dir: &Path) -> Vec<Case> {
+    std::fs::write(dir.join("a.txt"), "alpha\nbeta\n").expect("write a.txt");
     vec![
-        lists(&["web", "prompt_manager"]),
+        lists(&["web", "prompt_manager", "read_file", "list_projects"]),
         // A bad enum value: the same JSON error the CLI prints, with the allowed values.
         case(
             json!({"op": "call", "name": "web", "arguments": {"action": "crawl", "query_or_url": "x"}}),
@@ -94,9 +94,34 @@ fn std_cases(_dir: &Path) -> Vec<Case> {
             let e = error_json(a);
             assert_eq!(e["did_you_mean"], "web", "{e}");
         }),
-        // read_file / grep / bash: add cases here, e.g.
-        //   case(json!({"op": "call", "name": "read_file", "arguments": {"path": "a.txt"}}), |a| ...),
-        // with the temp directory `_dir` holding the files they read.
+        // read_file: numbered lines, and one failing path that does not sink the other.
+        case(
+            json!({"op": "call", "name": "read_file", "arguments": {"paths": ["a.txt", "missing.txt"]}}),
+            |a| {
+                assert_eq!(a["isError"], false, "{a}");
+                let s = &a["structured"];
+                assert_eq!(s["type"], "files_read", "{a}");
+                assert_eq!(
+                    s["files"][0]["content"], "     1\talpha\n     2\tbeta\n",
+                    "{a}"
+                );
+                assert_eq!(s["failed"][0]["path"], "missing.txt", "{a}");
+            },
+        ),
+        // A path outside the root: a security error naming the roots.
+        case(
+            json!({"op": "call", "name": "read_file", "arguments": {"paths": ["../outside.txt"]}}),
+            |a| {
+                let e = error_json(a);
+                assert_eq!(e["error_type"], "security_error", "{e}");
+                assert!(
+                    e["error"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("list_projects")),
+                    "{e}"
+                );
+            },
+        ),
     ]
 }
 

@@ -108,6 +108,20 @@ async fn forget(
     })
 }
 
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Count {
+    pub count: u64,
+}
+impl Render for Count {}
+
+/// Count this session's calls (the count lives in the tool session's state).
+#[tool(name = "count", register = false)]
+async fn count(ctx: &ToolContext) -> ToolResult<Count> {
+    Ok(Count {
+        count: ctx.session().increment("count"),
+    })
+}
+
 /// A runtime with the hand-registered test tools, no redundancy check (the load test sends
 /// many identical calls and every one must run).
 pub fn test_runtime() -> Runtime {
@@ -115,6 +129,7 @@ pub fn test_runtime() -> Runtime {
         .register(SlowTool)
         .register(EchoTool)
         .register(ForgetTool)
+        .register(CountTool)
         .build()
         .expect("registry");
     Runtime::builder(registry)
@@ -153,7 +168,7 @@ pub fn python() -> Option<PathBuf> {
     if !ok {
         eprintln!(
             "SKIPPED: no Python `mcp` client at {} (`.ci/run` installs it: python3 -m venv \
-             target/mcp-venv && target/mcp-venv/bin/pip install mcp)",
+             target/mcp-venv && target/mcp-venv/bin/pip install mcp==2.3.0)",
             py.display()
         );
         return None;

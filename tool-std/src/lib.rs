@@ -7,7 +7,7 @@
 //!   (http(s) only; private, loopback, link-local, CGNAT, multicast and cloud-metadata
 //!   addresses refused after DNS resolution and at every redirect hop), the fetcher with
 //!   streaming byte caps, HTML to readable text, and the SearXNG search backend.
-//! - [`file`]: `read_file`, `list_directory`, `create_file`, `update_file`, `append_file`,
+//! - [`file`](mod@file): `read_file`, `list_directory`, `create_file`, `update_file`, `append_file`,
 //!   `replace_in_file`, `edit_lines`, `delete_file`, `apply_patch` and the hand-written
 //!   `list_projects`, all through the workspace policy, with bounded output, atomic writes
 //!   and staleness checks.

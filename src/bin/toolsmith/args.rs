@@ -90,6 +90,9 @@ pub(crate) enum Command {
             hide_env_values = true
         )]
         token: Option<String>,
+        /// Do not serve the live activity page (`/activity`) beside `/mcp` on HTTP.
+        #[arg(long)]
+        no_activity: bool,
     },
     /// Rewrite every stored agent's enabled tools from old tool names to the current ones,
     /// using the aliases the tools declare (idempotent).

@@ -110,7 +110,11 @@ async fn run(cli: Cli) -> ExitCode {
             )
             .await
         }
-        Command::Serve { http, token } => serve::serve(registry, &cli.options, http, token).await,
+        Command::Serve {
+            http,
+            token,
+            no_activity,
+        } => serve::serve(registry, &cli.options, http, token, !no_activity).await,
         Command::MigrateTools {
             rollback,
             dry_run,

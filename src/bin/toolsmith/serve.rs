@@ -1,4 +1,5 @@
-//! `toolsmith serve`: the tools over MCP, on stdio (the default) or streamable HTTP; and the
+//! `toolsmith serve`: the tools over MCP, on stdio (the default) or streamable HTTP (with the
+//! live activity page beside `/mcp`); and the
 //! ways `call` reads its arguments when they do not fit in argv (`-` for stdin,
 //! `--args-file PATH`).
 
@@ -8,6 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use tool_core::mcp::activity::Activity;
 use tool_core::mcp::{HttpServer, ServeOptions};
 use tool_core::{ApproveAll, Registry, Runtime};
 use tool_std::web::WebConfig;
@@ -74,10 +76,11 @@ pub(crate) async fn serve(
     options: &GlobalOptions,
     http: Option<String>,
     token: Option<String>,
+    activity_page: bool,
 ) -> ExitCode {
     let mut serve_options = ServeOptions::new("toolsmith");
-    if let Some(t) = token {
-        serve_options = serve_options.token(t);
+    if let Some(t) = &token {
+        serve_options = serve_options.token(t.clone());
     }
     // Refuse a bad address or a missing token before anything is opened.
     let addr = match http.as_deref().map(parse_addr).transpose() {
@@ -101,12 +104,34 @@ pub(crate) async fn serve(
         };
     };
     let shutdown = serve_options.shutdown.clone();
-    let server = match HttpServer::bind(addr, runtime, serve_options).await {
+    let activity = if activity_page {
+        match Activity::new(&runtime) {
+            Ok(a) => Some(match &token {
+                Some(t) => a.token(t.clone()),
+                None => a,
+            }),
+            Err(e) => return fail(2, &format!("cannot start the activity page: {e}")),
+        }
+    } else {
+        None
+    };
+    let mut server = match HttpServer::bind(addr, runtime, serve_options).await {
         Ok(s) => s,
         Err(e) => return fail(2, &format!("cannot serve on {addr}: {e}")),
     };
+    if let Some(activity) = activity {
+        server = server.with_activity(activity);
+    }
     match server.endpoint() {
         Ok(url) => eprintln!("toolsmith: serving MCP on {url}"),
+        Err(e) => return fail(2, &e.to_string()),
+    }
+    match server.activity_url() {
+        Ok(Some(url)) if token.is_some() => {
+            eprintln!("toolsmith: activity page on {url} (open it once as {url}?token=TOKEN)")
+        }
+        Ok(Some(url)) => eprintln!("toolsmith: activity page on {url}"),
+        Ok(None) => {}
         Err(e) => return fail(2, &e.to_string()),
     }
     tokio::spawn(async move {

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
+use super::activity::Activity;
 use super::handler::{McpHandler, Shared};
 use super::{IntoRuntime, ServeError, ServeOptions};
 
@@ -57,6 +58,9 @@ pub fn guard(router: Router, options: &ServeOptions) -> Result<Router, ServeErro
         Some(t) => Some(Arc::<str>::from(t.as_str())),
     };
     let policy = Arc::new(Policy {
+        // Without a token, only the name decides who is let in: a page on a rebound name
+        // (`evil.example` resolving to 127.0.0.1) must not read any route.
+        loopback_hosts_only: token.is_none(),
         token,
         origins: options
             .allowed_origins
@@ -69,11 +73,21 @@ pub fn guard(router: Router, options: &ServeOptions) -> Result<Router, ServeErro
 
 struct Policy {
     token: Option<Arc<str>>,
+    loopback_hosts_only: bool,
     origins: Vec<String>,
 }
 
 async fn check(State(policy): State<Arc<Policy>>, request: Request, next: Next) -> Response {
     let headers = request.headers();
+    if policy.loopback_hosts_only && !host_is_loopback(headers) {
+        return (
+            StatusCode::FORBIDDEN,
+            "Forbidden: without a token this server answers only requests addressed to a \
+             loopback name (localhost, 127.0.0.1, [::1]); start it with a token to serve \
+             other names",
+        )
+            .into_response();
+    }
     if !origin_allowed(headers, &policy.origins) {
         return (
             StatusCode::FORBIDDEN,
@@ -153,6 +167,46 @@ fn origin_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
     authority == Some(host.as_str())
 }
 
+/// Whether the request's `Host` names a loopback address: `localhost`, an IPv4 loopback
+/// address or `[::1]`, with or without a port. A request without `Host` (HTTP/1.0) is not
+/// a browser's and passes.
+fn host_is_loopback(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST) else {
+        return true;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    let host = host.trim();
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        // `[v6]` or `[v6]:port`.
+        match rest.split_once(']') {
+            Some((v6, tail)) if tail.is_empty() || is_port(tail) => {
+                return v6
+                    .parse::<std::net::Ipv6Addr>()
+                    .is_ok_and(|ip| ip.is_loopback());
+            }
+            _ => return false,
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) if is_port(&format!(":{port}")) => name,
+            Some(_) => return false,
+            None => host,
+        }
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// `:` followed by 1 to 5 digits.
+fn is_port(tail: &str) -> bool {
+    tail.strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
 fn normalize_origin(origin: &str) -> String {
     origin.trim().trim_end_matches('/').to_ascii_lowercase()
 }
@@ -163,6 +217,7 @@ pub struct HttpServer {
     listener: tokio::net::TcpListener,
     router: Router,
     options: ServeOptions,
+    activity: Option<Activity>,
 }
 
 impl std::fmt::Debug for HttpServer {
@@ -188,6 +243,7 @@ impl HttpServer {
             listener,
             router,
             options,
+            activity: None,
         })
     }
 
@@ -213,12 +269,45 @@ impl HttpServer {
         self
     }
 
-    /// Serves until [`ServeOptions::shutdown`] is cancelled.
+    /// Mounts the live activity page ([`activity`](super::activity)) beside `/mcp`, behind
+    /// the same guard, with its `?token=` first visit in front of the guard. Build `activity`
+    /// from the runtime given to [`HttpServer::bind`] (and with [`Activity::token`] set to
+    /// the server's token, if any) so the page shows the calls this server runs.
+    pub fn with_activity(mut self, activity: Activity) -> Self {
+        self.activity = Some(activity);
+        self
+    }
+
+    /// The activity page's URL, `http://ADDR/activity`, when it is mounted.
+    pub fn activity_url(&self) -> Result<Option<String>, ServeError> {
+        let addr = self.local_addr()?;
+        Ok(self
+            .activity
+            .as_ref()
+            .map(|_| format!("http://{addr}/activity")))
+    }
+
+    /// Serves until [`ServeOptions::shutdown`] is cancelled. On shutdown the activity
+    /// page's event streams are closed first, so the graceful shutdown does not wait on an
+    /// open browser tab.
     pub async fn run(self) -> Result<(), ServeError> {
-        let app = guard(self.router, &self.options)?;
+        let mut router = self.router;
+        if let Some(activity) = &self.activity {
+            router = router.merge(activity.router());
+        }
+        let mut app = guard(router, &self.options)?;
+        if let Some(activity) = &self.activity {
+            app = activity.with_token_exchange(app);
+        }
         let shutdown = self.options.shutdown.clone();
+        let activity = self.activity;
         axum::serve(self.listener, app)
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
+            .with_graceful_shutdown(async move {
+                shutdown.cancelled().await;
+                if let Some(activity) = activity {
+                    activity.close_streams();
+                }
+            })
             .await?;
         Ok(())
     }
@@ -295,6 +384,48 @@ mod tests {
             HeaderValue::from_static("http://127.0.0.1:9999"),
         );
         assert!(!origin_allowed(&h, &[]));
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        let allowed = [
+            "127.0.0.1",
+            "127.0.0.1:8080",
+            "127.8.9.1:1",
+            "localhost",
+            "LOCALHOST:3000",
+            "[::1]",
+            "[::1]:8080",
+        ];
+        for host in allowed {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static(host));
+            assert!(host_is_loopback(&h), "{host} is loopback");
+        }
+        let refused = [
+            "evil.example",
+            "evil.example:8080",
+            "localhost.evil.example",
+            "127.0.0.1.nip.io",
+            "10.0.0.1:80",
+            "0.0.0.0:80",
+            "[::2]:80",
+            "[::1]x",
+            "[::1",
+            "127.0.0.1:",
+            "127.0.0.1:123456",
+            "127.0.0.1:80:80",
+            "",
+        ];
+        for host in refused {
+            let mut h = HeaderMap::new();
+            h.insert(header::HOST, HeaderValue::from_static(host));
+            assert!(!host_is_loopback(&h), "{host:?} is not loopback");
+        }
+        assert!(
+            host_is_loopback(&HeaderMap::new()),
+            "no Host: not a browser"
+        );
     }
 
     #[test]

@@ -49,7 +49,12 @@
 //! - `Origin`, as the MCP specification asks: a request without one (a non-browser client)
 //!   passes; a browser request passes when its origin is the server's own (same host and
 //!   port as the `Host` header) or listed with [`ServeOptions::allow_origin`]; any other is
-//!   `403`. On loopback, rmcp's `Host` check also refuses DNS-rebound names.
+//!   `403`.
+//! - `Host`, against DNS rebinding: without a token, every route (`/mcp` and whatever a host
+//!   mounted beside it, the activity page included) answers only requests addressed to a
+//!   loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port); a page served from a rebound
+//!   name that resolves to 127.0.0.1 gets `403` and reads nothing. With a token, the token is
+//!   the check (the server may then face other machines under names it cannot know).
 //!
 //! # Example
 //!

@@ -1,0 +1,245 @@
+//! `toolsmith serve --http` serves the live activity page beside `/mcp`: it prints the page's
+//! address, the page and its records answer behind the same guard as `/mcp` (loopback names
+//! only without a token, so a DNS-rebound page reads nothing; the token, as header, cookie or
+//! a `?token=` first visit, with one), the calls a client makes through `/mcp` show up in the
+//! records, and `--no-activity` leaves the page out. Loopback only.
+
+mod mcp_support;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
+
+use mcp_support::*;
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+
+/// A raw HTTP/1.1 request; the status, the head (lower-cased) and the body.
+fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Http {
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("Content-Length: 0\r\n\r\n");
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    s.write_all(req.as_bytes()).expect("write");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("read");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .expect("status code");
+    Http {
+        status,
+        head: head.to_ascii_lowercase(),
+        body: body.to_owned(),
+    }
+}
+
+struct Http {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+fn get(addr: &str, path: &str, headers: &[(&str, &str)]) -> Http {
+    request(addr, "GET", path, headers)
+}
+
+/// `127.0.0.1:PORT` of the server's endpoint URL.
+fn addr_of(server: &ServeProcess) -> String {
+    let rest = server.url.strip_prefix("http://").expect("http url");
+    rest.split_once('/').expect("path").0.to_owned()
+}
+
+/// Waits for a line of the server's stderr starting with `prefix`.
+fn stderr_line(server: &ServeProcess, prefix: &str) -> Option<String> {
+    let until = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < until {
+        if let Some(line) = server
+            .stderr
+            .lock()
+            .expect("stderr")
+            .lines()
+            .find(|l| l.starts_with(prefix))
+        {
+            return Some(line.to_owned());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_http_serves_the_activity_page_with_the_calls() {
+    init_tls();
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    let server = ServeProcess::http(dir.path(), &[]);
+    let addr = addr_of(&server);
+    let line = stderr_line(&server, "toolsmith: activity page on ").expect("page address");
+    assert_eq!(
+        line,
+        format!("toolsmith: activity page on http://{addr}/activity")
+    );
+
+    let page = get(&addr, "/activity", &[]);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.head.contains("content-type: text/html"),
+        "{}",
+        page.head
+    );
+    assert!(
+        page.head.contains("content-security-policy"),
+        "{}",
+        page.head
+    );
+
+    // A client's calls through /mcp show up in the records, newest first.
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(server.url.as_str()))
+            .await
+            .expect("initialize");
+    let ok = client
+        .call_tool(
+            CallToolRequestParams::new("read_file").with_arguments(
+                json!({"paths": ["a.txt"]})
+                    .as_object()
+                    .cloned()
+                    .expect("obj"),
+            ),
+        )
+        .await
+        .expect("call");
+    assert_ne!(ok.is_error, Some(true), "{ok:?}");
+    let bad = client
+        .call_tool(
+            CallToolRequestParams::new("web").with_arguments(
+                json!({"action": "crawl"})
+                    .as_object()
+                    .cloned()
+                    .expect("obj"),
+            ),
+        )
+        .await
+        .expect("call");
+    assert_eq!(bad.is_error, Some(true));
+    client.cancel().await.expect("close");
+
+    let addr2 = addr.clone();
+    let records = tokio::task::spawn_blocking(move || get(&addr2, "/activity/records", &[]))
+        .await
+        .expect("get");
+    assert_eq!(records.status, 200, "{}", records.body);
+    let records: Value = serde_json::from_str(&records.body).expect("records JSON");
+    let list = records["records"].as_array().expect("records");
+    let seen: Vec<(&str, &str)> = list
+        .iter()
+        .map(|r| {
+            (
+                r["name"].as_str().unwrap_or_default(),
+                r["status"].as_str().unwrap_or_default(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [("web", "failure"), ("read_file", "success")],
+        "{records:#}"
+    );
+}
+
+#[test]
+fn without_a_token_every_route_answers_loopback_names_only() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &[]);
+    let addr = addr_of(&server);
+    let port = addr.rsplit_once(':').expect("port").1;
+    for host in [
+        addr.clone(),
+        format!("localhost:{port}"),
+        "127.0.0.1".to_owned(),
+    ] {
+        let r = get(&addr, "/activity/records", &[("Host", &host)]);
+        assert_eq!(r.status, 200, "Host {host}: {}", r.body);
+    }
+    // A page on a rebound name (evil.example resolving to 127.0.0.1) reads nothing: not the
+    // records, not the event stream, not the page, not /mcp.
+    for path in [
+        "/activity",
+        "/activity/records",
+        "/activity/events",
+        "/activity/assets/app.js",
+        "/mcp",
+    ] {
+        for host in [
+            format!("evil.example:{port}"),
+            "localhost.evil.example".to_owned(),
+        ] {
+            let r = get(&addr, path, &[("Host", &host)]);
+            assert_eq!(r.status, 403, "{path} with Host {host}: {}", r.body);
+            assert!(r.body.contains("loopback name"), "{}", r.body);
+        }
+    }
+}
+
+#[test]
+fn with_a_token_the_page_takes_it_once_then_as_a_cookie() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &["--token", "page-token"]);
+    let addr = addr_of(&server);
+    let line = stderr_line(&server, "toolsmith: activity page on ").expect("page address");
+    assert!(line.contains("?token=TOKEN"), "{line}");
+    assert!(
+        !line.contains("page-token"),
+        "the token is never printed: {line}"
+    );
+
+    assert_eq!(get(&addr, "/activity", &[]).status, 401);
+    assert_eq!(get(&addr, "/activity/records", &[]).status, 401);
+    assert_eq!(get(&addr, "/activity?token=wrong", &[]).status, 401);
+    let first = get(&addr, "/activity?token=page-token", &[]);
+    assert_eq!(first.status, 303, "{}", first.head);
+    assert!(
+        first
+            .head
+            .contains("set-cookie: toolsmith_token=page-token"),
+        "{}",
+        first.head
+    );
+    assert!(first.head.contains("httponly"), "{}", first.head);
+    let cookie = [("Cookie", "toolsmith_token=page-token")];
+    assert_eq!(get(&addr, "/activity", &cookie).status, 200);
+    assert_eq!(get(&addr, "/activity/records", &cookie).status, 200);
+    let bearer = [("Authorization", "Bearer page-token")];
+    assert_eq!(get(&addr, "/activity/records", &bearer).status, 200);
+    // With a token the server may face other names; the token is the check.
+    let other = [
+        ("Authorization", "Bearer page-token"),
+        ("Host", "tools.example:8080"),
+    ];
+    assert_eq!(get(&addr, "/activity/records", &other).status, 200);
+}
+
+#[test]
+fn no_activity_leaves_the_page_out() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &["--no-activity"]);
+    let addr = addr_of(&server);
+    assert_eq!(get(&addr, "/activity", &[]).status, 404);
+    assert_eq!(get(&addr, "/activity/records", &[]).status, 404);
+    std::thread::sleep(Duration::from_millis(200));
+    let stderr = server.stderr.lock().expect("stderr").clone();
+    assert!(!stderr.contains("activity page"), "{stderr}");
+}

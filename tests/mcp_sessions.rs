@@ -1,0 +1,240 @@
+//! MCP sessions and their calls' lives, with rmcp's own client: each session (the stdio
+//! connection, each streamable HTTP session) has a tool session of its own, and a session
+//! that ends (stdin closed, the HTTP session deleted by its client) cancels the calls it
+//! still runs. `serve` with and without `--approve`. Loopback only.
+//!
+//! As the MCP specification asks, a dropped HTTP *response stream* is not taken as a
+//! cancellation (the client may resume it); the client ending its session, or sending
+//! `notifications/cancelled`, is.
+
+mod mcp_support;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use mcp_support::*;
+use rmcp::ServiceExt;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Value, json};
+use toolsmith::mcp::ServeOptions;
+
+fn args(v: Value) -> rmcp::model::JsonObject {
+    v.as_object().expect("object").clone()
+}
+
+/// The cancellation tests count the slow tool's cancellations, shared by the binary: they
+/// take turns.
+static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// Waits until the slow tool has seen `n` more cancellations than `before`.
+async fn cancelled_since(before: usize, n: usize) -> bool {
+    let until = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < until {
+        if seen().cancelled.load(Ordering::SeqCst) >= before + n {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+/// The count tool's answer.
+fn count_of(r: &rmcp::model::CallToolResult) -> u64 {
+    r.structured_content.as_ref().expect("structured")["count"]
+        .as_u64()
+        .expect("count")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn closing_the_stdio_connection_cancels_its_calls() {
+    let _turn = SERIAL.lock().await;
+    // The stdio transport in-process: a duplex pipe, one end the server's stdin/stdout.
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    let server = tokio::spawn(toolsmith::mcp::serve(
+        test_runtime(),
+        ServeOptions::new("stdio"),
+        tokio::io::split(server_io),
+    ));
+    let client = ().serve(client_io).await.expect("initialize");
+    let before = seen().cancelled.load(Ordering::SeqCst);
+    let peer = client.peer().clone();
+    let call = tokio::spawn(async move {
+        peer.call_tool(
+            CallToolRequestParams::new("slow")
+                .with_arguments(args(json!({"ticks": 400, "ms": 50}))),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The client goes away with the call running: the connection closes.
+    client.cancel().await.expect("close");
+    assert!(
+        cancelled_since(before, 1).await,
+        "the running call saw its cancellation once the connection closed"
+    );
+    tokio::time::timeout(Duration::from_secs(10), server)
+        .await
+        .expect("the server ends with its session")
+        .expect("join")
+        .expect("serve");
+    let _ = call.await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ending_an_http_session_cancels_its_calls_and_only_its_own() {
+    let _turn = SERIAL.lock().await;
+    init_tls();
+    let url = start_http(test_runtime(), ServeOptions::new("http")).await;
+    let before = seen().cancelled.load(Ordering::SeqCst);
+    let leaving =
+        ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+            .await
+            .expect("initialize");
+    let staying =
+        ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+            .await
+            .expect("initialize");
+
+    let peer = leaving.peer().clone();
+    let left = tokio::spawn(async move {
+        peer.call_tool(
+            CallToolRequestParams::new("slow")
+                .with_arguments(args(json!({"ticks": 400, "ms": 50}))),
+        )
+        .await
+    });
+    let peer = staying.peer().clone();
+    let stayed = tokio::spawn(async move {
+        peer.call_tool(
+            CallToolRequestParams::new("slow").with_arguments(args(json!({"ticks": 20, "ms": 50}))),
+        )
+        .await
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The client ends its session (rmcp's client sends DELETE for it).
+    leaving.cancel().await.expect("close");
+    assert!(
+        cancelled_since(before, 1).await,
+        "the leaving session's call was cancelled"
+    );
+    // The other session's call runs to its end.
+    let r = stayed.await.expect("join").expect("call");
+    assert_ne!(r.is_error, Some(true), "{r:?}");
+    assert_eq!(
+        r.structured_content.as_ref().expect("structured")["ticks"],
+        20
+    );
+    assert_eq!(
+        seen().cancelled.load(Ordering::SeqCst),
+        before + 1,
+        "only the leaving session's call was cancelled"
+    );
+    let _ = left.await;
+    staying.cancel().await.expect("close");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_http_session_has_its_own_tool_session() {
+    init_tls();
+    let url = start_http(test_runtime(), ServeOptions::new("sessions")).await;
+    let a =
+        ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+            .await
+            .expect("initialize");
+    let b =
+        ().serve(StreamableHttpClientTransport::from_uri(url.as_str()))
+            .await
+            .expect("initialize");
+    let count = || CallToolRequestParams::new("count").with_arguments(args(json!({})));
+    let mut seen_a = Vec::new();
+    let mut seen_b = Vec::new();
+    for _ in 0..3 {
+        seen_a.push(count_of(&a.call_tool(count()).await.expect("call")));
+        seen_b.push(count_of(&b.call_tool(count()).await.expect("call")));
+    }
+    assert_eq!(seen_a, [1, 2, 3], "session a counts its own calls");
+    assert_eq!(seen_b, [1, 2, 3], "session b counts its own calls");
+    a.cancel().await.expect("close");
+    b.cancel().await.expect("close");
+}
+
+/// `toolsmith serve` over stdio with `extra` global options; the answer to a
+/// `create_file` call (a tool that needs approval).
+async fn create_through_serve(
+    dir: &std::path::Path,
+    extra: &[&str],
+) -> rmcp::model::CallToolResult {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolsmith"));
+    cmd.args(["--root", dir.to_str().expect("utf-8")])
+        .args(extra)
+        .arg("serve")
+        .current_dir(dir)
+        .env_remove("SEARXNG_URL");
+    let client = ().serve(TokioChildProcess::new(cmd).expect("spawn")).await.expect("initialize");
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("create_file")
+                .with_arguments(args(json!({"path": "made.txt", "content": "made\n"}))),
+        )
+        .await
+        .expect("call");
+    client.cancel().await.expect("close");
+    r
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_asks_approve_before_a_destructive_tool_runs() {
+    let dir = tempfile::tempdir().expect("dir");
+    let denied = create_through_serve(dir.path(), &[]).await;
+    assert_eq!(denied.is_error, Some(true), "{denied:?}");
+    let text = denied.content[0].as_text().expect("text").text.clone();
+    let e: Value = serde_json::from_str(&text).expect("error JSON");
+    assert_eq!(e["error_type"], "approval_denied", "{e}");
+    assert!(!dir.path().join("made.txt").exists(), "nothing was written");
+
+    let approved = create_through_serve(dir.path(), &["--approve"]).await;
+    assert_ne!(approved.is_error, Some(true), "{approved:?}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("made.txt")).expect("made"),
+        "made\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_honours_read_only_roots() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").expect("write");
+    // A read-only root: the approved write is still refused by the workspace policy.
+    let ro = dir.path().to_str().expect("utf-8").to_owned();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolsmith"));
+    cmd.args(["--read-only-root", &ro, "--approve", "serve"])
+        .current_dir(dir.path());
+    let client = ().serve(TokioChildProcess::new(cmd).expect("spawn")).await.expect("initialize");
+    let r = client
+        .call_tool(
+            CallToolRequestParams::new("update_file")
+                .with_arguments(args(json!({"path": "a.txt", "content": "changed\n"}))),
+        )
+        .await
+        .expect("call");
+    assert_eq!(r.is_error, Some(true), "{r:?}");
+    let text = r.content[0].as_text().expect("text").text.clone();
+    assert!(
+        text.contains("security_error") && text.contains("read-only"),
+        "{text}"
+    );
+    let read = client
+        .call_tool(
+            CallToolRequestParams::new("read_file")
+                .with_arguments(args(json!({"paths": ["a.txt"]}))),
+        )
+        .await
+        .expect("call");
+    assert_ne!(read.is_error, Some(true), "{read:?}");
+    client.cancel().await.expect("close");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).expect("a"),
+        "alpha\n"
+    );
+}
