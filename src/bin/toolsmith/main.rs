@@ -1,4 +1,6 @@
-//! The `toolsmith` command: list tool definitions, print one tool's schema, run a call.
+//! The `toolsmith` command: list tool definitions, print one tool's schema, run a call, serve
+//! the tools over MCP (stdio or streamable HTTP, with the live activity page) and migrate
+//! stored agents' tool names.
 //!
 //! Exit codes: 0 success, 1 the tool answered with an error (its JSON is still printed on
 //! stdout), 2 a usage error.
