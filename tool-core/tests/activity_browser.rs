@@ -7,19 +7,17 @@
 //! Skips, saying why, where Chromium is not installed (`.ci/run` installs it).
 
 mod activity_common;
+mod browser;
 
-use std::path::PathBuf;
-use std::process::Stdio;
 use std::time::Duration;
 
 use activity_common::{HOSTILE, runtime};
-use futures_util::{SinkExt, StreamExt};
+use browser::{Browser, chromium, find};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::{Value, json};
-use tokio_tungstenite::tungstenite::Message;
 use tool_core::mcp::activity::{Activity, ActivityConfig};
 use tool_core::mcp::{ServeOptions, guard, service};
 
@@ -47,128 +45,6 @@ async fn mcp_call(
         .clone()
         .unwrap_or_else(|| serde_json::from_str(&text).unwrap_or(Value::String(text)));
     (value, r.is_error == Some(true))
-}
-
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path) {
-        for name in ["chromium", "chromium-browser", "google-chrome"] {
-            let p = dir.join(name);
-            if p.is_file() {
-                return Some(p);
-            }
-        }
-    }
-    None
-}
-
-/// A DevTools protocol connection to the browser, with one page attached.
-struct Cdp {
-    ws: tokio_tungstenite::WebSocketStream<
-        tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>,
-    >,
-    next: u64,
-    session: Option<String>,
-}
-
-impl Cdp {
-    async fn call(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = self.next;
-        let mut msg = json!({"id": id, "method": method, "params": params});
-        if let Some(s) = &self.session {
-            msg["sessionId"] = json!(s);
-        }
-        self.ws
-            .send(Message::text(msg.to_string()))
-            .await
-            .expect("send to the browser");
-        loop {
-            let frame = tokio::time::timeout(Duration::from_secs(30), self.ws.next())
-                .await
-                .unwrap_or_else(|_| panic!("the browser did not answer {method} within 30 s"))
-                .expect("the browser closed the connection")
-                .expect("websocket error");
-            let Ok(text) = frame.to_text() else { continue };
-            let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-            if v["id"] == id {
-                if let Some(e) = v.get("error") {
-                    panic!("{method} failed: {e}");
-                }
-                return v["result"].clone();
-            }
-        }
-    }
-
-    /// Evaluates an expression in the page; its value (by value).
-    async fn eval(&mut self, expr: &str) -> Value {
-        let r = self
-            .call(
-                "Runtime.evaluate",
-                json!({"expression": expr, "returnByValue": true, "awaitPromise": true}),
-            )
-            .await;
-        if let Some(ex) = r.get("exceptionDetails") {
-            panic!("the page threw evaluating {expr}: {ex}");
-        }
-        r["result"]["value"].clone()
-    }
-
-    /// The page's cells as the test reads them.
-    async fn cells(&mut self) -> Vec<Value> {
-        let v = self.eval(CELLS).await;
-        serde_json::from_str(v.as_str().unwrap_or("[]")).unwrap_or_default()
-    }
-
-    /// Polls the cells until `pred` holds (20 s at most).
-    async fn wait_cells(&mut self, what: &str, pred: impl Fn(&[Value]) -> bool) -> Vec<Value> {
-        for _ in 0..200 {
-            let cells = self.cells().await;
-            if pred(&cells) {
-                return cells;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        panic!("the page never showed {what}: {:#?}", self.cells().await);
-    }
-
-    async fn screenshot(&mut self, width: u32, height: u32, mobile: bool, name: &str) -> PathBuf {
-        self.call(
-            "Emulation.setDeviceMetricsOverride",
-            json!({"width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile}),
-        )
-        .await;
-        tokio::time::sleep(Duration::from_millis(300)).await;
-        let shot = self
-            .call("Page.captureScreenshot", json!({"format": "png"}))
-            .await;
-        use base64::Engine as _;
-        let png = base64::engine::general_purpose::STANDARD
-            .decode(shot["data"].as_str().expect("screenshot data"))
-            .expect("base64 screenshot");
-        let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-        std::fs::write(&path, png).expect("write screenshot");
-        path
-    }
-}
-
-const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('#cells > article.cell')).map(c => ({
-  id: c.dataset.callId, tool: c.dataset.tool, status: c.dataset.status, hidden: c.hidden,
-  name: c.querySelector('.name').textContent,
-  message: c.querySelector('.message').textContent,
-  output: c.querySelector('.output').textContent,
-  error: c.querySelector('.error').textContent,
-  meta: c.querySelector('.meta').textContent,
-  result: c.querySelector('.result pre').textContent,
-  input: c.querySelector('.input pre').textContent,
-  elements: c.querySelectorAll('script, img, b').length,
-})))"#;
-
-fn find<'a>(cells: &'a [Value], tool: &str) -> Option<&'a Value> {
-    cells.iter().find(|c| c["tool"] == tool)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -205,86 +81,11 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
         .expect("an MCP session");
     let peer = client.peer().clone();
 
-    let profile = tempfile::tempdir().expect("profile dir");
-    let mut child = tokio::process::Command::new(&browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--no-default-browser-check",
-            "--disable-extensions",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--remote-debugging-address=127.0.0.1",
-            "--remote-debugging-port=0",
-            "--window-size=1280,900",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("about:blank")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("start chromium");
-
-    // Chromium writes its DevTools port and browser path to this file once it listens.
-    let port_file = profile.path().join("DevToolsActivePort");
-    let mut endpoint = None;
-    for _ in 0..300 {
-        if let Ok(text) = std::fs::read_to_string(&port_file) {
-            let mut lines = text.lines();
-            if let (Some(port), Some(path)) = (lines.next(), lines.next()) {
-                endpoint = Some(format!("ws://127.0.0.1:{port}{path}"));
-                break;
-            }
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let endpoint = endpoint.expect("chromium did not open its DevTools port within 30 s");
-    let (ws, _) = tokio_tungstenite::connect_async(endpoint.as_str())
-        .await
-        .expect("connect to the DevTools websocket");
-    let mut cdp = Cdp {
-        ws,
-        next: 0,
-        session: None,
-    };
-    let target = cdp
-        .call("Target.createTarget", json!({"url": "about:blank"}))
+    let mut chrome = Browser::start(&browser).await;
+    chrome
+        .open_activity(&format!("http://{addr}/activity?token={TOKEN}"))
         .await;
-    let attached = cdp
-        .call(
-            "Target.attachToTarget",
-            json!({"targetId": target["targetId"], "flatten": true}),
-        )
-        .await;
-    cdp.session = Some(attached["sessionId"].as_str().unwrap().to_owned());
-    cdp.call("Page.enable", json!({})).await;
-    cdp.call("Runtime.enable", json!({})).await;
-    cdp.call(
-        "Page.navigate",
-        json!({"url": format!("http://{addr}/activity?token={TOKEN}")}),
-    )
-    .await;
-    for _ in 0..200 {
-        let state = cdp
-            .eval(
-                "document.getElementById('conn') && document.getElementById('conn').dataset.state",
-            )
-            .await;
-        if state == "live" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    assert_eq!(
-        cdp.eval("document.getElementById('conn').dataset.state")
-            .await,
-        "live",
-        "the page connected to its event stream"
-    );
+    let cdp = &mut chrome.cdp;
 
     // The token left the address bar for a cookie the page's requests carry.
     assert_eq!(
@@ -472,5 +273,5 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
     assert_eq!(overflow, true, "the page fits a 390 px wide screen");
 
     let _ = client.cancel().await;
-    let _ = child.kill().await;
+    let _ = chrome.child.kill().await;
 }
