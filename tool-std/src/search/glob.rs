@@ -185,13 +185,26 @@ fn find(
     }
     let total = files.len();
     let root = ws.roots()[scope.path.root()].dir();
-    // Each file shown is checked again beneath the root's handle: whatever the walk saw, only
-    // a regular file inside the root is named.
+    // The walker reads directories by host path. Each directory of a file shown is checked
+    // again beneath the root's handle (once per directory): a directory swapped for a link
+    // while the walk ran cannot have a name from outside the root listed.
+    let mut checked: Option<(&std::path::Path, bool)> = None;
     let shown: Vec<String> = files
         .iter()
         .skip(q.offset)
         .take(max)
-        .filter(|c| root.symlink_metadata(&c.rel).is_ok_and(|m| m.is_file()))
+        .filter(|c| {
+            let dir = c.rel.parent().unwrap_or(std::path::Path::new(""));
+            match checked {
+                Some((d, ok)) if d == dir => ok,
+                _ => {
+                    let ok = dir.as_os_str().is_empty()
+                        || root.symlink_metadata(dir).is_ok_and(|m| m.is_dir());
+                    checked = Some((dir, ok));
+                    ok
+                }
+            }
+        })
         .map(|c| ws.make(scope.path.root(), c.rel.clone()).to_string())
         .collect();
     let exact = !walked.capped && !stop.interrupted();

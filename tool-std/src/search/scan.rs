@@ -97,19 +97,23 @@ pub(crate) fn searcher(multiline: bool, line_numbers: bool) -> Searcher {
         .build()
 }
 
-/// Searches a loaded buffer. Line by line it goes through the searcher's reader path, which
-/// hands the matcher at most a buffer's worth (64 KB) at a time, so a stop is seen within one
-/// such step even in a large file; a multiline search needs the whole buffer at once.
+/// Up to this size a buffer is searched as one slice (the fastest path); a larger one goes
+/// through the searcher's reader path, which hands the matcher at most this much at a time,
+/// so a stop is seen within one such step even in a large file.
+const SLICE_BYTES: usize = 64 * 1024;
+
+/// Searches a loaded buffer (see [`SLICE_BYTES`]). A multiline search needs the whole buffer
+/// at once; a UTF-16 file is transcoded by the reader path.
 pub(crate) fn search_buffer<S: Sink>(
     searcher: &mut Searcher,
     matcher: &Stoppable<'_>,
     buf: &[u8],
     sink: S,
 ) -> Result<(), S::Error> {
-    if searcher.multi_line() && !utf16_bom(buf) {
-        searcher.search_slice(matcher, buf, sink)
-    } else {
+    if utf16_bom(buf) || (buf.len() > SLICE_BYTES && !searcher.multi_line()) {
         searcher.search_reader(matcher, buf, sink)
+    } else {
+        searcher.search_slice(matcher, buf, sink)
     }
 }
 

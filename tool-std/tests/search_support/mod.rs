@@ -195,10 +195,10 @@ fn build_corpus() -> Option<(tempfile::TempDir, PathBuf)> {
         eprintln!("note: no vendored corpus; skipping the ripgrep oracle");
         return None;
     }
-    // Keep the crates below 200 KB on disk: a few hundred crates of real Rust, C, Markdown,
+    // Keep the crates below 150 KB on disk: a few hundred crates of real Rust, C, Markdown,
     // TOML, JSON and test data.
     for e in fs::read_dir(&vendor).ok()?.flatten() {
-        if e.path().is_dir() && dir_size(&e.path()) > 200 * 1024 {
+        if e.path().is_dir() && dir_size(&e.path()) > 150 * 1024 {
             fs::remove_dir_all(e.path()).ok()?;
         }
     }
