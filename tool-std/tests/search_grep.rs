@@ -333,3 +333,24 @@ fn specs_are_read_only_search_tools_needing_read_files_without_approval() {
         assert!(spec.toolsets.iter().any(|t| t == "search"), "{name}");
     }
 }
+
+#[tokio::test]
+async fn output_is_bounded_by_the_configured_size() {
+    let mut config = tool_std::search::SearchConfig::default();
+    config.max_output_chars = 2_000;
+    let f = Fixture::with(config, None);
+    f.write("a.txt", format!("{}\n", "needle ".repeat(60)).repeat(100));
+    let v = f
+        .call("grep", json!({"pattern": "needle", "max_results": 100}))
+        .await;
+    let shown = v["matches"].as_array().unwrap().len();
+    assert!((1..100).contains(&shown), "{shown}");
+    assert_eq!(v["next_offset"], shown, "{v}");
+    assert!(
+        v["summary"]
+            .as_str()
+            .unwrap()
+            .contains("The output size limit cut the list short."),
+        "{v}"
+    );
+}

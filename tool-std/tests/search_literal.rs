@@ -17,7 +17,7 @@ async fn finds_literal_text_in_paths_and_contents() {
     f.write("docs/parser_notes.md", "nothing relevant\n");
     f.write("a.txt", "regex chars: parse(.*)\n");
     let (v, text) = f.call_text("search", json!({"query": "parse("})).await;
-    assert_eq!(v["type"], "search_results", "{v}");
+    assert_eq!(v["type"], "file_search_results", "{v}");
     assert_eq!(
         match_lines(&v),
         ["a.txt:1", "src/parser.rs:1", "src/parser.rs:2"]

@@ -37,7 +37,7 @@ impl Output {
 /// A content search, as a tool call asks for it.
 #[derive(Debug, Clone)]
 pub(crate) struct Request {
-    /// `grep_results` or `search_results`.
+    /// `grep_results` or `file_search_results`.
     pub(crate) kind: &'static str,
     pub(crate) path: String,
     pub(crate) pattern: Pattern,

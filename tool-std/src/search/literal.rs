@@ -46,7 +46,7 @@ pub async fn search(
     let ws = ctx.require_service::<Workspace>()?;
     let config = SearchConfig::of(ctx);
     let req = Request {
-        kind: "search_results",
+        kind: "file_search_results",
         path,
         pattern: Pattern {
             text: query,

@@ -60,10 +60,11 @@ impl Skipped {
     }
 }
 
-/// The answer of `grep` (`type: "grep_results"`) and `search` (`type: "search_results"`).
+/// The answer of `grep` (`type: "grep_results"`) and `search` (`type:
+/// "file_search_results"`, apart from the web tool's `search_results`).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct GrepResults {
-    /// `grep_results` or `search_results`.
+    /// `grep_results` or `file_search_results`.
     pub r#type: &'static str,
     /// The pattern (or literal text) searched for.
     pub pattern: String,

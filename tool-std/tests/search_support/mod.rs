@@ -154,7 +154,12 @@ pub fn which(name: &str) -> Option<PathBuf> {
 pub fn corpus() -> Option<&'static Path> {
     static CORPUS: OnceLock<Option<(tempfile::TempDir, PathBuf)>> = OnceLock::new();
     CORPUS
-        .get_or_init(build_corpus)
+        .get_or_init(|| {
+            let started = std::time::Instant::now();
+            let c = build_corpus();
+            eprintln!("note: corpus built in {:?}", started.elapsed());
+            c
+        })
         .as_ref()
         .map(|(_, p)| p.as_path())
 }
@@ -195,7 +200,7 @@ fn build_corpus() -> Option<(tempfile::TempDir, PathBuf)> {
         eprintln!("note: no vendored corpus; skipping the ripgrep oracle");
         return None;
     }
-    // Keep the crates below 150 KB on disk: a few hundred crates of real Rust, C, Markdown,
+    // Keep the crates below 150 KB on disk: some two hundred crates of real Rust, C, Markdown,
     // TOML, JSON and test data.
     for e in fs::read_dir(&vendor).ok()?.flatten() {
         if e.path().is_dir() && dir_size(&e.path()) > 150 * 1024 {
