@@ -1,6 +1,6 @@
 //! No pattern can hang the agent: a slow pattern over many large files stops a little before
 //! the call's deadline, inside a file if need be, and answers with what it found, saying so;
-//! the tool's threads end with it.
+//! the tool's threads end with it, as they do when the caller abandons the call.
 
 mod search_support;
 
@@ -69,4 +69,42 @@ async fn a_huge_regex_is_refused_before_it_runs() {
     assert_eq!(v["error_type"], "validation_error", "{v}");
     assert!(v["error"].as_str().unwrap().contains("too large"), "{v}");
     assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+/// CPU time this process has used (user + system), from `/proc/self/stat`.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+#[tokio::test]
+async fn an_abandoned_call_stops_its_search_threads() {
+    // No deadline: the call is dropped by its caller, which cancels it.
+    let f = Fixture::with(SearchConfig::default(), Some(Duration::from_secs(600)));
+    let text = words(1_000_000);
+    for i in 0..40 {
+        f.write(&format!("f{i:02}.txt"), &text);
+    }
+    let call = f.call("grep", json!({"pattern": r"(?:\w+\s+){20}\w*zz"}));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), call)
+            .await
+            .is_err(),
+        "the slow search finished at once"
+    );
+    // Give the watchdog a moment, then the process must be (nearly) idle.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (Some(before), started) = (cpu_time(), Instant::now()) else {
+        return;
+    };
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let used = cpu_time().unwrap() - before;
+    let wall = started.elapsed();
+    assert!(
+        used < wall / 2,
+        "{used:?} of CPU in {wall:?}: the search went on"
+    );
 }
