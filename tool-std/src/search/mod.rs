@@ -23,7 +23,7 @@
 //!   outside git repositories (`--no-require-git`), hidden files are left out, binary files
 //!   (a NUL byte) are skipped, files above [`SearchConfig::max_file_bytes`] (1 MB) are
 //!   skipped, and each skip is counted in the answer. The ignore files of the directories
-//!   between the root and the searched directory apply; nothing above the root is read.
+//!   between the root and the searched directory apply; rules above the root never do.
 //! - **Deterministic, and early stop.** The walk collects the candidate files and sorts them
 //!   by path; the search takes them in that order on every core and stops once the files
 //!   finished so far hold what the call returns (`offset + max_results`). The results are

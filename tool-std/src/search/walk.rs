@@ -6,10 +6,15 @@
 //! is neither entered nor searched), and `glob` / `file_type` filters are ripgrep's `-g` /
 //! `-t`. The host's global git excludes do not apply (they are not part of the workspace).
 //!
-//! The walk never reads above its workspace root: ignore files of the directories between the
-//! root and the searched directory are read through the root's directory handle and applied
-//! to what the walker finds, and nothing above the root is consulted. Protected paths (`.git`,
-//! `.env`) are left out unless the workspace makes them readable. Files are opened by the
+//! Ignore rules never come from above the workspace root: the walker's own parent rules are
+//! off, and the ignore files of the directories between the root and the searched directory
+//! are read through the root's directory handle and applied to what the walker finds. (While
+//! it sets up, `ignore` still opens the ignore files of every ancestor of the searched
+//! directory, as ripgrep does; with parent rules off they are not used, and no file content
+//! reaches the answer.) One difference from ripgrep follows: when a subdirectory is searched,
+//! an entry that a rule above it ignores stays out even if a deeper ignore file re-includes
+//! it with `!`; searched from the root, ripgrep's precedence holds exactly. Protected paths
+//! (`.git`, `.env`) are left out unless the workspace makes them readable. Files are opened by the
 //! searcher beneath the root's handle, never by a host path, so a directory swapped for a link
 //! mid-walk cannot lead a read outside the root.
 
