@@ -39,10 +39,10 @@
 //!   an example.
 //! - **Speed.** `benches/search_vs_rg.rs` times the tools against `rg` (and `fd`) on a
 //!   `cargo vendor` of this workspace's dependencies (552 MB, 21,000 files) in the same run.
-//!   On 2 cores with ripgrep 13.0.0, median wall time as a ratio of rg's: counting every
-//!   match 0.80x-0.93x (literal, regex, case-insensitive, no match), `files_with_matches`
-//!   0.94x, the first 50 matches 0.24x (the search stops early; rg cannot), `glob **/*.rs`
-//!   0.78x of `rg --files -g` and 0.89x of `fd`.
+//!   On 2 shared cores with ripgrep 13.0.0 (two runs), median wall time as a ratio of rg's:
+//!   counting every match 0.79x-0.93x (literal, regex, case-insensitive, no match),
+//!   `files_with_matches` 0.94x-0.96x, the first 50 matches 0.22x-0.25x (the search stops
+//!   early; rg cannot), `glob **/*.rs` 0.78x-0.87x of `rg --files -g` and 0.89x-1.02x of `fd`.
 //! - **Bounded output.** At most `max_results` results, lines cut around the match at
 //!   [`SearchConfig::max_line_chars`], and [`SearchConfig::max_output_chars`] in all.
 //!
