@@ -11,6 +11,9 @@
 //!   `replace_in_file`, `edit_lines`, `delete_file`, `apply_patch` and the hand-written
 //!   `list_projects`, all through the workspace policy, with bounded output, atomic writes
 //!   and staleness checks.
+//! - [`search`]: `grep` (regex), `glob` (file names) and `search` (literal text in paths and
+//!   contents), in-process on ripgrep's libraries, with ripgrep's ignore, hidden and binary
+//!   rules, deterministic results, early stop and seed 003's summary line.
 //! - [`prompt`]: the polymorphic `prompt_manager` tool (`action`: `view` | `update`,
 //!   `prompt_type`), the [`prompt::AgentStore`] it reads and writes (in memory, or SQLite as
 //!   the command line's default), and the migration of stored tool names to the new ones.
@@ -23,5 +26,6 @@
 
 pub mod file;
 pub mod prompt;
+pub mod search;
 pub mod web;
 pub mod workspace;

@@ -1,0 +1,304 @@
+//! What `grep` and `search` answer: [`GrepResults`], its summary line and its text for the
+//! model.
+
+use serde::Serialize;
+use tool_core::{Render, ResourcesTracker};
+
+/// A line around a match.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct ContextLine {
+    /// Its number (1-based).
+    pub line: u64,
+    /// Its text (cut when long).
+    pub text: String,
+}
+
+/// One match (in `content` mode).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct GrepMatch {
+    /// The file, as the model writes paths.
+    pub path: String,
+    /// The line number (1-based; a multiline match's first line).
+    pub line: u64,
+    /// Where the match starts in the line (1-based, in characters).
+    pub column: u64,
+    /// The matching line (lines, for a multiline match), cut around the match when longer
+    /// than the configured width, with `…` where text was left out.
+    pub text: String,
+    /// Lines before it (`before` / `context`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub before: Vec<ContextLine>,
+    /// Lines after it (`after` / `context`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<ContextLine>,
+}
+
+/// A file with matches (in `files_with_matches` and `count` modes).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct FileMatches {
+    /// The file.
+    pub path: String,
+    /// Its matches (`count` mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+}
+
+/// Files a search left out.
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
+pub struct Skipped {
+    /// Binary files (a NUL byte).
+    pub binary: usize,
+    /// Files larger than the size limit.
+    pub too_large: usize,
+    /// Files that could not be read.
+    pub unreadable: usize,
+}
+
+impl Skipped {
+    fn is_empty(&self) -> bool {
+        self.binary == 0 && self.too_large == 0 && self.unreadable == 0
+    }
+}
+
+/// The answer of `grep` (`type: "grep_results"`) and `search` (`type:
+/// "file_search_results"`, apart from the web tool's `search_results`).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct GrepResults {
+    /// `grep_results` or `file_search_results`.
+    pub r#type: &'static str,
+    /// The pattern (or literal text) searched for.
+    pub pattern: String,
+    /// The file or directory searched.
+    pub path: String,
+    /// `content`, `files_with_matches` or `count`.
+    pub output_mode: &'static str,
+    /// The matches shown (`content`), sorted by path, then line.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matches: Vec<GrepMatch>,
+    /// The files shown (`files_with_matches`, `count`), sorted by path.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileMatches>,
+    /// Files whose path contains the text (`search` only), sorted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_matches: Option<Vec<String>>,
+    /// Matches found (matching lines; in multiline mode, matches). Absent in
+    /// `files_with_matches` mode, which stops reading a file at its first match.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_matches: Option<u64>,
+    /// Files with matches.
+    pub total_files: u64,
+    /// Whether the totals are exact; `false` when the search stopped early (it had what it
+    /// returns, or the deadline came), so they are lower bounds.
+    pub exact: bool,
+    /// The offset of the first result shown.
+    pub offset: usize,
+    /// The offset that shows the next results, when there are more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<usize>,
+    /// Files left out.
+    #[serde(skip_serializing_if = "Skipped::is_empty")]
+    pub skipped: Skipped,
+    /// Why the search stopped before the end (the call's deadline, or a cancellation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
+    /// What was found and shown, and how to see more: "Found 523 matches in 41 files,
+    /// showing first 50. ...".
+    pub summary: String,
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The pieces of a summary.
+pub(crate) struct SummaryOf<'a> {
+    pub(crate) what: &'a str,
+    pub(crate) mode: &'static str,
+    pub(crate) total_matches: Option<u64>,
+    pub(crate) total_files: u64,
+    pub(crate) exact: bool,
+    pub(crate) offset: usize,
+    pub(crate) shown: usize,
+    pub(crate) next_offset: Option<usize>,
+    pub(crate) skipped: &'a Skipped,
+    pub(crate) max_file_bytes: u64,
+    pub(crate) interrupted: bool,
+    pub(crate) budget_cut: bool,
+}
+
+/// Seed 003's summary line: "Found 523 matches in 41 files, showing first 50." and how to see
+/// more.
+pub(crate) fn summary(s: &SummaryOf<'_>) -> String {
+    let at_least = if s.exact { "" } else { "at least " };
+    let mut out = if s.total_files == 0 {
+        if s.exact {
+            format!("No matches for {}.", s.what)
+        } else {
+            format!("No matches for {} in the files searched.", s.what)
+        }
+    } else {
+        let found = match (s.mode, s.total_matches) {
+            ("files_with_matches", _) | (_, None) => {
+                format!(
+                    "Found {at_least}{}",
+                    plural(s.total_files, "file with matches", "files with matches")
+                )
+            }
+            (_, Some(m)) => format!(
+                "Found {at_least}{} in {}",
+                plural(m, "match", "matches"),
+                plural(s.total_files, "file", "files")
+            ),
+        };
+        let unit = if s.mode == "content" { "" } else { " files" };
+        let all = s.offset == 0 && s.next_offset.is_none();
+        let showing = if all {
+            String::new()
+        } else if s.shown == 0 {
+            format!(", none shown at offset {}", s.offset)
+        } else if s.offset == 0 {
+            format!(", showing first {}{unit}", s.shown)
+        } else {
+            format!(", showing{unit} {}-{}", s.offset + 1, s.offset + s.shown)
+        };
+        format!("{found}{showing}.")
+    };
+    if !s.exact && !s.interrupted && s.total_files > 0 {
+        out.push_str(
+            " The search stopped once it had the results shown, so the totals are lower bounds.",
+        );
+    }
+    if s.budget_cut {
+        out.push_str(" The output size limit cut the list short.");
+    }
+    if let Some(next) = s.next_offset {
+        out.push_str(&format!(
+            " To see more, call again with offset: {next}, or narrow the search with a more specific path, glob or file_type."
+        ));
+    }
+    let mut skips = Vec::new();
+    if s.skipped.binary > 0 {
+        skips.push(plural(
+            s.skipped.binary as u64,
+            "binary file",
+            "binary files",
+        ));
+    }
+    if s.skipped.too_large > 0 {
+        skips.push(format!(
+            "{} over {}",
+            plural(s.skipped.too_large as u64, "file", "files"),
+            human_bytes(s.max_file_bytes)
+        ));
+    }
+    if s.skipped.unreadable > 0 {
+        skips.push(plural(
+            s.skipped.unreadable as u64,
+            "unreadable file",
+            "unreadable files",
+        ));
+    }
+    if !skips.is_empty() {
+        out.push_str(&format!(" Skipped {}.", skips.join(" and ")));
+    }
+    out
+}
+
+/// `1 MB`, `512 KB`, `100 bytes`.
+pub(crate) fn human_bytes(n: u64) -> String {
+    const MB: u64 = 1024 * 1024;
+    if n >= MB && n.is_multiple_of(MB) {
+        format!("{} MB", n / MB)
+    } else if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{} KB", n / 1024)
+    } else {
+        format!("{n} bytes")
+    }
+}
+
+impl Render for GrepResults {
+    fn status(&self) -> Option<String> {
+        Some(
+            self.summary
+                .split(". ")
+                .next()
+                .unwrap_or(&self.summary)
+                .trim_end_matches('.')
+                .to_owned(),
+        )
+    }
+
+    fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
+        let mut out = String::new();
+        if let Some(paths) = &self.path_matches
+            && !paths.is_empty()
+        {
+            out.push_str("Paths containing the text:\n");
+            for p in paths {
+                out.push_str(p);
+                out.push('\n');
+            }
+            out.push('\n');
+        }
+        let mut last: Option<(&str, u64)> = None;
+        for (k, m) in self.matches.iter().enumerate() {
+            let first = m.before.first().map_or(m.line, |c| c.line);
+            match last {
+                Some((p, end)) if p == m.path => {
+                    if first > end + 1 {
+                        out.push_str("--\n");
+                    }
+                }
+                Some(_) => {
+                    out.push('\n');
+                    out.push_str(&m.path);
+                    out.push('\n');
+                }
+                None => {
+                    out.push_str(&m.path);
+                    out.push('\n');
+                }
+            }
+            let mut end = last.filter(|(p, _)| *p == m.path).map_or(0, |l| l.1);
+            for c in &m.before {
+                if c.line > end {
+                    out.push_str(&format!("{}-{}\n", c.line, c.text));
+                }
+            }
+            out.push_str(&format!("{}:{}\n", m.line, m.text));
+            end = end.max(m.line + m.text.matches('\n').count() as u64);
+            // After-context stops where the next match of the file begins.
+            let next = self
+                .matches
+                .get(k + 1)
+                .filter(|n| n.path == m.path)
+                .map_or(u64::MAX, |n| n.line);
+            for c in &m.after {
+                if c.line < next && c.line > end {
+                    out.push_str(&format!("{}-{}\n", c.line, c.text));
+                    end = c.line;
+                }
+            }
+            last = Some((&m.path, end));
+        }
+        for f in &self.files {
+            match f.count {
+                Some(c) => out.push_str(&format!("{}:{c}\n", f.path)),
+                None => {
+                    out.push_str(&f.path);
+                    out.push('\n');
+                }
+            }
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&self.summary);
+        if let Some(why) = &self.interrupted {
+            out.push(' ');
+            out.push_str(why);
+        }
+        out.push('\n');
+        Some(out)
+    }
+}
