@@ -63,7 +63,7 @@ fn lists(names: &'static [&'static str]) -> Case {
 fn std_cases(dir: &Path) -> Vec<Case> {
     std::fs::write(dir.join("a.txt"), "alpha\nbeta\n").expect("write a.txt");
     vec![
-        lists(&["web", "prompt_manager", "read_file", "list_projects"]),
+        lists(&["web", "prompt_manager", "read_file", "list_projects", "grep", "glob", "search"]),
         // A bad enum value: the same JSON error the CLI prints, with the allowed values.
         case(
             json!({"op": "call", "name": "web", "arguments": {"action": "crawl", "query_or_url": "x"}}),
@@ -106,6 +106,26 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                     "{a}"
                 );
                 assert_eq!(s["failed"][0]["path"], "missing.txt", "{a}");
+            },
+        ),
+        // grep: ripgrep's semantics in-process, case-insensitive by default, with the summary.
+        case(
+            json!({"op": "call", "name": "grep", "arguments": {"pattern": "BETA"}}),
+            |a| {
+                assert_eq!(a["isError"], false, "{a}");
+                let s = &a["structured"];
+                assert_eq!(s["type"], "grep_results", "{a}");
+                assert_eq!(s["matches"][0]["path"], "a.txt", "{a}");
+                assert_eq!(s["matches"][0]["line"], 2, "{a}");
+                assert_eq!(s["summary"], "Found 1 match in 1 file.", "{a}");
+            },
+        ),
+        // An invalid regex: a validation error quoting the regex error.
+        case(
+            json!({"op": "call", "name": "grep", "arguments": {"pattern": "(unclosed"}}),
+            |a| {
+                let e = error_json(a);
+                assert_eq!(e["error_type"], "validation_error", "{e}");
             },
         ),
         // A path outside the root: a security error naming the roots.
