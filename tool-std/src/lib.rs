@@ -7,13 +7,16 @@
 //!   (http(s) only; private, loopback, link-local, CGNAT, multicast and cloud-metadata
 //!   addresses refused after DNS resolution and at every redirect hop), the fetcher with
 //!   streaming byte caps, HTML to readable text, and the SearXNG search backend.
-//! - [`file`]: `read_file`, `list_directory`, `create_file`, `update_file`, `append_file`,
+//! - [`file`](mod@file): `read_file`, `list_directory`, `create_file`, `update_file`, `append_file`,
 //!   `replace_in_file`, `edit_lines`, `delete_file`, `apply_patch` and the hand-written
 //!   `list_projects`, all through the workspace policy, with bounded output, atomic writes
 //!   and staleness checks.
 //! - [`prompt`]: the polymorphic `prompt_manager` tool (`action`: `view` | `update`,
 //!   `prompt_type`), the [`prompt::AgentStore`] it reads and writes (in memory, or SQLite as
 //!   the command line's default), and the migration of stored tool names to the new ones.
+//! - [`shell`]: `bash`, a command run in a workspace directory in a process group of its
+//!   own, its output streamed as it runs and capped, ended as a whole on its timeout or a
+//!   cancellation, with a refused list of catastrophic commands (a seat belt, not a sandbox).
 //!
 //! Tools register themselves through `inventory` when this crate is linked; a host that wants
 //! an explicit list registers them with [`tool_core::Registry::builder`]. Host services
@@ -23,5 +26,6 @@
 
 pub mod file;
 pub mod prompt;
+pub mod shell;
 pub mod web;
 pub mod workspace;
