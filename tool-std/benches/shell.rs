@@ -53,6 +53,22 @@ fn via_bash_c() {
     black_box(out);
 }
 
+/// `bash -c true` spawned by tokio in a process group, output piped and read: what the
+/// tool's runner does, without the call path around it.
+fn via_tokio(rt: &tokio::runtime::Runtime) {
+    let out = rt.block_on(async {
+        tokio::process::Command::new("bash")
+            .args(["-c", "true"])
+            .stdin(Stdio::null())
+            .process_group(0)
+            .output()
+            .await
+            .expect("bash")
+    });
+    assert!(out.status.success());
+    black_box(out);
+}
+
 fn via_true() {
     let out = Command::new("true")
         .stdin(Stdio::null())
@@ -98,18 +114,29 @@ fn main() {
         c.final_summary();
     }
 
-    let (rounds, n) = if full { (9, 40) } else { (1, 3) };
-    let (mut tool, mut bash, mut plain) = (Vec::new(), Vec::new(), Vec::new());
+    let quick_rounds = std::env::var("SHELL_BENCH_ROUNDS")
+        .ok()
+        .and_then(|r| r.parse().ok());
+    let (rounds, n) = match quick_rounds {
+        Some(r) => (r, 40),
+        None if full => (9, 40),
+        None => (1, 3),
+    };
+    let (mut tool, mut bash, mut plain, mut tokio) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         tool.push(per_call(n, || via_tool(&rt, &session)));
         bash.push(per_call(n, via_bash_c));
         plain.push(per_call(n, via_true));
+        tokio.push(per_call(n, || via_tokio(&rt)));
     }
-    let (t, b, p) = (median(tool), median(bash), median(plain));
+    let (t, b, p, k) = (median(tool), median(bash), median(plain), median(tokio));
     println!(
         "bash tool `true`: {t:?} per call; std::process::Command `bash -c true` {b:?} \
-         (ratio {:.2}x), `true` {p:?} (ratio {:.2}x)",
+         (ratio {:.2}x), `true` {p:?} (ratio {:.2}x); tokio::process `bash -c true` {k:?} \
+         (ratio {:.2}x)",
         t.as_secs_f64() / b.as_secs_f64(),
-        t.as_secs_f64() / p.as_secs_f64()
+        t.as_secs_f64() / p.as_secs_f64(),
+        t.as_secs_f64() / k.as_secs_f64()
     );
 }
