@@ -7,8 +7,9 @@
 //! cargo bench -p tool-std --bench shell
 //! ```
 //!
-//! Two baselines: `bash -c true` with its output piped (the process the tool starts), and
-//! `true` itself. Criterion measures each; then alternating rounds give medians and the
+//! Baselines: `bash -c true` with its output piped (the process the tool starts), `true`
+//! itself, and `bash -c true` spawned by tokio with the runner's options (what the call path
+//! adds on top of the spawn). Criterion measures each; then alternating rounds give medians and the
 //! ratios, printed at the end (aim: the tool at most 1.2x the `bash -c true` baseline).
 
 use std::hint::black_box;
@@ -53,14 +54,18 @@ fn via_bash_c() {
     black_box(out);
 }
 
-/// `bash -c true` spawned by tokio in a process group, output piped and read: what the
-/// tool's runner does, without the call path around it.
+/// `bash -c true` spawned by tokio as the tool's runner spawns it (a process group, a
+/// working directory, a cleared environment, output piped and read), without the call path
+/// around it.
 fn via_tokio(rt: &tokio::runtime::Runtime) {
     let out = rt.block_on(async {
         tokio::process::Command::new("bash")
             .args(["-c", "true"])
             .stdin(Stdio::null())
             .process_group(0)
+            .current_dir(std::env::temp_dir())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
             .output()
             .await
             .expect("bash")
