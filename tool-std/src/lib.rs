@@ -17,6 +17,9 @@
 //! - [`prompt`]: the polymorphic `prompt_manager` tool (`action`: `view` | `update`,
 //!   `prompt_type`), the [`prompt::AgentStore`] it reads and writes (in memory, or SQLite as
 //!   the command line's default), and the migration of stored tool names to the new ones.
+//! - [`shell`]: `bash`, a command run in a workspace directory in a process group of its
+//!   own, its output streamed as it runs and capped, ended as a whole on its timeout or a
+//!   cancellation, with a refused list of catastrophic commands (a seat belt, not a sandbox).
 //!
 //! Tools register themselves through `inventory` when this crate is linked; a host that wants
 //! an explicit list registers them with [`tool_core::Registry::builder`]. Host services
@@ -27,5 +30,6 @@
 pub mod file;
 pub mod prompt;
 pub mod search;
+pub mod shell;
 pub mod web;
 pub mod workspace;

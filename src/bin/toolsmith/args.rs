@@ -36,6 +36,19 @@ pub(crate) struct GlobalOptions {
     /// Exempts a host from the web tool's private-address refusal (repeatable).
     #[arg(long = "allow-host", value_name = "HOST", global = true)]
     pub(crate) allow_hosts: Vec<String>,
+    /// The bash tool's timeout when a call gives none, in seconds (default 5).
+    #[arg(long, value_name = "SECS", global = true)]
+    pub(crate) bash_timeout: Option<u64>,
+    /// The longest timeout a bash call may ask for, in seconds (default 60).
+    #[arg(long, value_name = "SECS", global = true)]
+    pub(crate) bash_max_timeout: Option<u64>,
+    /// Lets bash run only commands starting with this prefix (repeatable; every part of a
+    /// pipeline or list must match one).
+    #[arg(long = "bash-allow", value_name = "PREFIX", global = true)]
+    pub(crate) bash_allow: Vec<String>,
+    /// Switches the bash tool off: every call is refused.
+    #[arg(long, global = true)]
+    pub(crate) no_bash: bool,
     /// Approves calls that need approval (without it they are denied).
     #[arg(long, global = true)]
     pub(crate) approve: bool,

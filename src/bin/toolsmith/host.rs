@@ -77,6 +77,36 @@ pub(crate) fn workspace(options: &GlobalOptions) -> Result<tool_std::workspace::
     })
 }
 
+/// The bash tool's configuration: `--bash-timeout`, `--bash-max-timeout`, `--bash-allow`,
+/// `--no-bash` over the defaults.
+pub(crate) fn shell_config(
+    options: &GlobalOptions,
+) -> Result<tool_std::shell::ShellConfig, String> {
+    use std::time::Duration;
+    let mut config = tool_std::shell::ShellConfig::default();
+    if let Some(max) = options.bash_max_timeout {
+        config.max_timeout = Duration::from_secs(max);
+    }
+    match options.bash_timeout {
+        Some(default) => config.default_timeout = Duration::from_secs(default),
+        // A limit below the default lowers the default with it.
+        None => config.default_timeout = config.default_timeout.min(config.max_timeout),
+    }
+    if config.default_timeout.is_zero() || config.max_timeout.is_zero() {
+        return Err("--bash-timeout and --bash-max-timeout must be at least 1 second".to_owned());
+    }
+    if config.default_timeout > config.max_timeout {
+        return Err(format!(
+            "--bash-timeout ({} s) is more than --bash-max-timeout ({} s)",
+            config.default_timeout.as_secs(),
+            config.max_timeout.as_secs()
+        ));
+    }
+    config.allowed_prefixes = options.bash_allow.clone();
+    config.enabled = !options.no_bash;
+    Ok(config)
+}
+
 /// The agent store's path: `--store`, else `.toolsmith/agents.db` under the first root.
 pub(crate) fn store_path(options: &GlobalOptions, roots: &[Root]) -> PathBuf {
     match &options.store {

@@ -185,9 +185,14 @@ async fn call(
         Ok(w) => w,
         Err(e) => return fail(2, &e),
     };
+    let shell = match host::shell_config(options) {
+        Ok(s) => s,
+        Err(e) => return fail(2, &e),
+    };
     let mut builder = Runtime::builder(Arc::new(registry))
         .service(Arc::new(web))
-        .service(Arc::new(workspace));
+        .service(Arc::new(workspace))
+        .service(Arc::new(shell));
     if store_needed {
         match prompt_context(options).await {
             Ok(context) => builder = builder.service(Arc::new(context)),

@@ -58,10 +58,12 @@ async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime,
     let web = WebConfig::from_options(options.searxng_url.as_deref(), &options.allow_hosts)
         .map_err(|e| e.to_string())?;
     let workspace = host::workspace(options)?;
+    let shell = host::shell_config(options)?;
     let prompts = prompt_context(options).await?;
     let mut builder = Runtime::builder(Arc::new(registry))
         .service(Arc::new(web))
         .service(Arc::new(workspace))
+        .service(Arc::new(shell))
         .service(Arc::new(prompts));
     if options.approve {
         // MCP hosts ask their user before a call: `--approve` trusts them to.

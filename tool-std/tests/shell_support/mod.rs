@@ -1,0 +1,194 @@
+//! Shared set-up of the `bash` tool tests: a workspace with a read-write root `main` (holding
+//! a directory `sub` and a file `file.txt`) and a second root `other`, an `outside` directory
+//! beside them, a session that approves every call, and helpers to watch a call's events and
+//! to look for the processes of a group in `/proc`.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tool_core::{
+    ApproveAll, CallOptions, CallOutcome, EventData, EventKind, Registry, ResourcesTracker,
+    Runtime, RuntimeBuilder, Session, ToolCall,
+};
+use tool_std::shell::ShellConfig;
+use tool_std::workspace::Workspace;
+
+pub struct Fixture {
+    pub _tmp: tempfile::TempDir,
+    pub ws: PathBuf,
+    pub other: PathBuf,
+    pub outside: PathBuf,
+    pub workspace: Workspace,
+    pub session: Session,
+}
+
+/// One event a call emitted, with when it was seen.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub at: Instant,
+    pub kind: EventKind,
+    pub text: String,
+}
+
+impl Fixture {
+    pub fn new() -> Fixture {
+        Fixture::with(ShellConfig::default(), |b| b.approver(ApproveAll))
+    }
+
+    pub fn with_config(config: ShellConfig) -> Fixture {
+        Fixture::with(config, |b| b.approver(ApproveAll))
+    }
+
+    /// A fixture whose runtime `build` finishes (approver, limits).
+    pub fn with(
+        config: ShellConfig,
+        build: impl FnOnce(RuntimeBuilder) -> RuntimeBuilder,
+    ) -> Fixture {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = tmp.path().canonicalize().unwrap();
+        let ws = base.join("ws");
+        let other = base.join("other");
+        let outside = base.join("outside");
+        for d in [&ws, &ws.join("sub"), &other, &outside] {
+            fs::create_dir_all(d).unwrap();
+        }
+        fs::write(ws.join("file.txt"), "a file\n").unwrap();
+        let workspace = Workspace::builder()
+            .root("main", &ws)
+            .root("other", &other)
+            .build()
+            .unwrap();
+        let registry = Registry::builder().with_inventory().build().unwrap();
+        let builder = Runtime::builder(registry)
+            .service(Arc::new(workspace.clone()))
+            .service(Arc::new(config))
+            .dedupe(false);
+        let session = build(builder).build().session();
+        Fixture {
+            _tmp: tmp,
+            ws,
+            other,
+            outside,
+            workspace,
+            session,
+        }
+    }
+
+    pub async fn outcome(&self, args: Value) -> CallOutcome {
+        self.session
+            .call(ToolCall::new("t", "bash", args.to_string()))
+            .await
+    }
+
+    /// Calls `bash` and returns its JSON answer (result or error).
+    pub async fn call(&self, args: Value) -> Value {
+        self.outcome(args).await.to_json()
+    }
+
+    /// Calls `bash` and returns the JSON answer and the model's text.
+    pub async fn call_text(&self, args: Value) -> (Value, String) {
+        let out = self.outcome(args).await;
+        let text = out.model_text(&mut ResourcesTracker::new());
+        (out.to_json(), text)
+    }
+
+    /// Calls `bash` with `options`, recording its chunk and progress events as they come.
+    pub async fn call_watched(
+        &self,
+        args: Value,
+        options: CallOptions,
+    ) -> (CallOutcome, Vec<Seen>, Instant) {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let options = options.observer(move |e| {
+            let text = match &e.data {
+                EventData::Chunk { text } => text.clone(),
+                EventData::Progress { message } => message.clone(),
+                _ => String::new(),
+            };
+            sink.lock().unwrap().push(Seen {
+                at: Instant::now(),
+                kind: e.kind,
+                text,
+            });
+        });
+        let out = self
+            .session
+            .call_with(ToolCall::new("w", "bash", args.to_string()), options)
+            .await;
+        let ended = Instant::now();
+        let seen = seen.lock().unwrap().clone();
+        (out, seen, ended)
+    }
+
+    /// Whether a file exists under the root `main`.
+    pub fn exists(&self, rel: &str) -> bool {
+        self.ws.join(rel).exists()
+    }
+}
+
+/// The live (not zombie) processes whose process group is `pgid`, from `/proc`.
+pub fn group_members(pgid: i32) -> Vec<i32> {
+    let mut out = Vec::new();
+    let Ok(dir) = fs::read_dir("/proc") else {
+        return out;
+    };
+    for entry in dir.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        if let Some((state, pgrp)) = stat(pid)
+            && pgrp == pgid
+            && state != 'Z'
+            && state != 'X'
+        {
+            out.push(pid);
+        }
+    }
+    out
+}
+
+/// Whether `pid` is running (not gone, not a zombie).
+pub fn alive(pid: i32) -> bool {
+    stat(pid).is_some_and(|(state, _)| state != 'Z' && state != 'X')
+}
+
+/// A process's state letter and process group, from `/proc/PID/stat`.
+fn stat(pid: i32) -> Option<(char, i32)> {
+    let text = fs::read_to_string(Path::new("/proc").join(pid.to_string()).join("stat")).ok()?;
+    // `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses.
+    let rest = &text[text.rfind(')')? + 2..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let _ppid = fields.next()?;
+    let pgrp = fields.next()?.parse().ok()?;
+    Some((state, pgrp))
+}
+
+/// Waits up to `within` for `pred`, polling.
+pub fn eventually(within: Duration, mut pred: impl FnMut() -> bool) -> bool {
+    let end = Instant::now() + within;
+    loop {
+        if pred() {
+            return true;
+        }
+        if Instant::now() >= end {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The numbers on the lines of `text` (pids a command printed).
+pub fn numbers(text: &str) -> Vec<i32> {
+    text.lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
