@@ -63,7 +63,16 @@ fn lists(names: &'static [&'static str]) -> Case {
 fn std_cases(dir: &Path) -> Vec<Case> {
     std::fs::write(dir.join("a.txt"), "alpha\nbeta\n").expect("write a.txt");
     vec![
-        lists(&["web", "prompt_manager", "read_file", "list_projects", "grep", "glob", "search"]),
+        lists(&[
+            "web",
+            "prompt_manager",
+            "read_file",
+            "list_projects",
+            "grep",
+            "glob",
+            "search",
+            "bash",
+        ]),
         // A bad enum value: the same JSON error the CLI prints, with the allowed values.
         case(
             json!({"op": "call", "name": "web", "arguments": {"action": "crawl", "query_or_url": "x"}}),
@@ -126,6 +135,44 @@ fn std_cases(dir: &Path) -> Vec<Case> {
             |a| {
                 let e = error_json(a);
                 assert_eq!(e["error_type"], "validation_error", "{e}");
+            },
+        ),
+        // bash with a progress token: its lines arrive as progress notifications, in order.
+        case(
+            json!({"op": "call", "name": "bash", "progress": true, "arguments": {
+                "command": "for i in 1 2 3; do echo tick $i; sleep 0.1; done",
+                "description": "Print three ticks slowly", "timeout": 30}}),
+            |a| {
+                assert_eq!(a["isError"], false, "{a}");
+                assert_eq!(a["structured"]["return_code"], 0, "{a}");
+                let p = a["progress"].as_array().expect("progress");
+                let text: String = p.iter().filter_map(|x| x["message"].as_str()).collect();
+                let at = |t: &str| text.find(t).unwrap_or_else(|| panic!("{t} in {a}"));
+                assert!(
+                    at("tick 1") < at("tick 2") && at("tick 2") < at("tick 3"),
+                    "{a}"
+                );
+            },
+        ),
+        // A bash call cancelled after its first line: its process group is ended while the
+        // session goes on (the next step asks, through bash, whether the sleep still lives).
+        case(
+            json!({"op": "cancel", "name": "bash", "arguments": {
+                "command": "sleep 30 & echo $! > sleep.pid; echo started; wait",
+                "description": "Sleep until cancelled", "timeout": 60}}),
+            |a| assert_eq!(a["cancelled"], true, "{a}"),
+        ),
+        case(
+            json!({"op": "call", "name": "bash", "arguments": {
+                "command": "p=$(cat sleep.pid); if kill -0 \"$p\" 2>/dev/null; then echo alive $p; else echo gone $p; fi",
+                "description": "Check the cancelled sleep is gone"}}),
+            |a| {
+                assert_eq!(a["isError"], false, "{a}");
+                let out = a["structured"]["output"].as_str().expect("output");
+                assert!(
+                    out.starts_with("gone "),
+                    "the cancelled call's process was ended: {a}"
+                );
             },
         ),
         // A path outside the root: a security error naming the roots.
@@ -222,7 +269,16 @@ fn python_client_over_stdio_std_tools() {
     let root = dir.path().to_str().expect("utf-8");
     run(
         &py,
-        &["stdio", bin, "--root", root, "--agent", "ada", "serve"],
+        &[
+            "stdio",
+            bin,
+            "--root",
+            root,
+            "--agent",
+            "ada",
+            "--approve",
+            "serve",
+        ],
         &std_cases(dir.path()),
         dir.path(),
     );
@@ -303,7 +359,10 @@ async fn python_client_over_http_custom_tools() {
 fn python_client_over_http_std_tools() {
     let Some(py) = python() else { return };
     let dir = tempfile::tempdir().expect("dir");
-    let server = ServeProcess::http(dir.path(), &["--token", "s3cret", "--agent", "ada"]);
+    let server = ServeProcess::http(
+        dir.path(),
+        &["--token", "s3cret", "--agent", "ada", "--approve"],
+    );
     run(
         &py,
         &["http", &server.url, "s3cret"],

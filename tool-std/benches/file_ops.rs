@@ -33,8 +33,12 @@ fn write_big(path: &Path) {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
     for i in 1..=BIG_LINES {
         // 99 characters and the newline.
-        writeln!(f, "{i:07} the quick brown fox jumps over the lazy dog, line after line {:>25}", i % 977)
-            .expect("write");
+        writeln!(
+            f,
+            "{i:07} the quick brown fox jumps over the lazy dog, line after line {:>25}",
+            i % 977
+        )
+        .expect("write");
     }
     f.flush().expect("flush");
 }
@@ -54,7 +58,10 @@ fn write_medium(path: &Path) {
 }
 
 fn session(ws: &Workspace) -> Session {
-    let registry = Registry::builder().with_inventory().build().expect("registry");
+    let registry = Registry::builder()
+        .with_inventory()
+        .build()
+        .expect("registry");
     Runtime::builder(registry)
         .service(Arc::new(ws.clone()))
         .approver(ApproveAll)
