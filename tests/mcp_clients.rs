@@ -157,14 +157,14 @@ fn std_cases(dir: &Path) -> Vec<Case> {
         // A bash call cancelled after its first line: its process group is ended while the
         // session goes on (the next step asks, through bash, whether the sleep still lives).
         case(
-            json!({"op": "cancel", "name": "bash", "arguments": {
+            json!({"op": "cancel", "name": "bash", "after": "started", "arguments": {
                 "command": "sleep 30 & echo $! > sleep.pid; echo started; wait",
                 "description": "Sleep until cancelled", "timeout": 60}}),
             |a| assert_eq!(a["cancelled"], true, "{a}"),
         ),
         case(
             json!({"op": "call", "name": "bash", "arguments": {
-                "command": "p=$(cat sleep.pid); if kill -0 \"$p\" 2>/dev/null; then echo alive $p; else echo gone $p; fi",
+                "command": "p=$(cat sleep.pid) && test -n \"$p\" || exit 3; if kill -0 \"$p\" 2>/dev/null; then echo alive $p; else echo gone $p; fi",
                 "description": "Check the cancelled sleep is gone"}}),
             |a| {
                 assert_eq!(a["isError"], false, "{a}");

@@ -7,9 +7,10 @@ The steps are a JSON array on stdin; each answers with one JSON line on stdout:
 
     {"op": "list"}                                     -> {"tools": [...]} (as the server sent them)
     {"op": "call", "name", "arguments", "progress"?}   -> {"isError", "text", "structured", "progress": [...]}
-    {"op": "cancel", "name", "arguments"}              -> {"cancelled": true, "progress": [...]}
+    {"op": "cancel", "name", "arguments", "after"?}    -> {"cancelled": true, "progress": [...]}
         starts the call with a progress token and abandons it after the first progress
-        notification (the client then sends notifications/cancelled)
+        notification (whose message contains `after`, when given); the client then sends
+        notifications/cancelled
 """
 
 import json
@@ -54,10 +55,12 @@ async def run_steps(session, steps):
         elif op == "cancel":
             seen = []
             first = anyio.Event()
+            after = step.get("after")
 
             async def on_progress(progress, total, message):
                 seen.append({"progress": progress, "message": message})
-                first.set()
+                if after is None or (message is not None and after in message):
+                    first.set()
 
             async with anyio.create_task_group() as tg:
 

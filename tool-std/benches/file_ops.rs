@@ -5,7 +5,9 @@
 //!   (a process spawn included: what an agent shelling out would pay);
 //! - `replace_in_file` of one unique string in the middle of a 10 MB file (atomic write,
 //!   staleness check, diff), through `Session::call`, against `std::fs::read_to_string` +
-//!   `str::replacen` + `std::fs::write`.
+//!   `str::replacen` + `std::fs::write`, and against the same done as the tool must write
+//!   (`atomic`: a temporary file in the same directory, `fsync`, rename), which shows how much
+//!   of the difference is the durability the tool promises.
 //!
 //! Rounds alternate between the tool and its baseline so that both see the same machine;
 //! the closing lines give the best and the median of each and the ratio of the bests
@@ -161,6 +163,7 @@ fn main() {
     // replace_in_file on 10 MB vs std::fs read + replace + write, flipping the marker each way.
     let mut tool = Series(Vec::new());
     let mut plain = Series(Vec::new());
+    let mut atomic = Series(Vec::new());
     let mut marker = ("MARKER-A", "MARKER-B");
     for _ in 0..rounds {
         let s = session(&ws);
@@ -177,6 +180,18 @@ fn main() {
             std::fs::write(&medium, new).expect("write");
         }));
         marker = (marker.1, marker.0);
+        atomic.0.push(time(|| {
+            let text = std::fs::read_to_string(&medium).expect("read");
+            assert_eq!(text.matches(marker.0).count(), 1);
+            let new = text.replacen(marker.0, marker.1, 1);
+            let tmp = dir.path().join(".medium.rs.tmp");
+            let mut f = std::fs::File::create(&tmp).expect("create");
+            f.write_all(new.as_bytes()).expect("write");
+            f.sync_all().expect("fsync");
+            std::fs::rename(&tmp, &medium).expect("rename");
+        }));
+        marker = (marker.1, marker.0);
     }
     report("replace_in_file", &tool, "std::fs", &plain);
+    report("replace_in_file", &tool, "atomic std::fs", &atomic);
 }
