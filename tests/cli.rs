@@ -1,36 +1,16 @@
 //! The `toolsmith` command line, driven as a user or script would: the built binary, its
 //! stdout, and its exit codes (0 success, 1 tool error, 2 usage error).
 
-use std::process::{Command, Output};
+mod cli_support;
 
+use std::process::Output;
+
+use cli_support::{code, json, toolsmith_in};
 use serde_json::Value;
 
 fn toolsmith(args: &[&str]) -> Output {
     let dir = tempfile::tempdir().expect("temp dir");
     toolsmith_in(dir.path(), args)
-}
-
-fn toolsmith_in(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("SEARXNG_URL")
-        .output()
-        .expect("run toolsmith")
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
 }
 
 #[test]

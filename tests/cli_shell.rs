@@ -1,33 +1,11 @@
 //! The command line's options for the `bash` tool: `--bash-timeout`, `--bash-max-timeout`,
 //! `--bash-allow`, `--no-bash`, driven through the built binary.
 
-use std::process::{Command, Output};
+mod cli_support;
+
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
-fn toolsmith(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("SEARXNG_URL")
-        .output()
-        .expect("run toolsmith")
-}
-
-fn json(out: &Output) -> Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
-    })
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("exit code")
-}
+use cli_support::{code, json, toolsmith_in as toolsmith};
 
 #[test]
 fn bash_runs_in_the_root_when_approved() {

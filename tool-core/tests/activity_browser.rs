@@ -12,40 +12,15 @@ mod browser;
 use std::time::Duration;
 
 use activity_common::{HOSTILE, runtime};
-use browser::{Browser, chromium, find};
+use browser::{Browser, chromium, find, mcp_call};
 use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-use serde_json::{Value, json};
+use serde_json::json;
 use tool_core::mcp::activity::{Activity, ActivityConfig};
 use tool_core::mcp::{ServeOptions, guard, service};
 
 const TOKEN: &str = "t0ken-for-the-page";
-
-/// A tool call over MCP: the result's JSON (structured content, else the text parsed) and
-/// whether it is an error.
-async fn mcp_call(
-    peer: &rmcp::Peer<rmcp::RoleClient>,
-    name: &'static str,
-    args: Value,
-) -> (Value, bool) {
-    let mut params = CallToolRequestParams::new(name);
-    if let Value::Object(map) = args {
-        params = params.with_arguments(map);
-    }
-    let r = peer.call_tool(params).await.expect("tools/call");
-    let text = r
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect::<String>();
-    let value = r
-        .structured_content
-        .clone()
-        .unwrap_or_else(|| serde_json::from_str(&text).unwrap_or(Value::String(text)));
-    (value, r.is_error == Some(true))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_page_shows_each_call_live_and_escapes_tool_output() {

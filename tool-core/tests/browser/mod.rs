@@ -11,6 +11,30 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio_tungstenite::tungstenite::Message;
 
+/// A tool call over MCP: the result's JSON (structured content, else the text parsed) and
+/// whether it is an error.
+pub async fn mcp_call(
+    peer: &rmcp::Peer<rmcp::RoleClient>,
+    name: &str,
+    args: Value,
+) -> (Value, bool) {
+    let mut params = rmcp::model::CallToolRequestParams::new(name.to_owned());
+    if let Value::Object(map) = args {
+        params = params.with_arguments(map);
+    }
+    let r = peer.call_tool(params).await.expect("tools/call");
+    let text = r
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<String>();
+    let value = r
+        .structured_content
+        .clone()
+        .unwrap_or_else(|| serde_json::from_str(&text).unwrap_or(Value::String(text)));
+    (value, r.is_error == Some(true))
+}
+
 pub fn chromium() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("CHROMIUM") {
         return Some(PathBuf::from(p));
