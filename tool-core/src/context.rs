@@ -217,6 +217,13 @@ impl ToolContext {
             .or_else(|| self.services.get::<T>())
     }
 
+    /// A host service, or its default when the host gave none (a tool family's configuration,
+    /// say, whose defaults are the documented limits).
+    pub fn service_or_default<T: Default + Send + Sync + 'static>(&self) -> Arc<T> {
+        self.service::<T>()
+            .unwrap_or_else(|| Arc::new(T::default()))
+    }
+
     /// A host service, or a `system_error` naming the missing type.
     pub fn require_service<T: Send + Sync + 'static>(&self) -> Result<Arc<T>, ToolError> {
         self.service::<T>().ok_or_else(|| {

@@ -174,37 +174,32 @@ fn host_is_loopback(headers: &HeaderMap) -> bool {
     let Some(host) = headers.get(header::HOST) else {
         return true;
     };
-    let Ok(host) = host.to_str() else {
+    let Some((name, port)) = host.to_str().ok().and_then(|h| split_host(h.trim())) else {
         return false;
     };
-    let host = host.trim();
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        // `[v6]` or `[v6]:port`.
-        match rest.split_once(']') {
-            Some((v6, tail)) if tail.is_empty() || is_port(tail) => {
-                return v6
-                    .parse::<std::net::Ipv6Addr>()
-                    .is_ok_and(|ip| ip.is_loopback());
-            }
-            _ => return false,
-        }
-    } else {
-        match host.rsplit_once(':') {
-            Some((name, port)) if is_port(&format!(":{port}")) => name,
-            Some(_) => return false,
-            None => host,
-        }
-    };
-    name.eq_ignore_ascii_case("localhost")
-        || name
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    let port_ok =
+        port.is_none_or(|p| (1..=5).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_digit()));
+    port_ok
+        && (name.eq_ignore_ascii_case("localhost")
+            || name
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback()))
 }
 
-/// `:` followed by 1 to 5 digits.
-fn is_port(tail: &str) -> bool {
-    tail.strip_prefix(':')
-        .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+/// `name[:port]` or `[v6][:port]` into the name (without brackets) and the port.
+fn split_host(host: &str) -> Option<(&str, Option<&str>)> {
+    if let Some(rest) = host.strip_prefix('[') {
+        let (v6, tail) = rest.split_once(']')?;
+        if tail.is_empty() {
+            return Some((v6, None));
+        }
+        return Some((v6, Some(tail.strip_prefix(':')?)));
+    }
+    // An IPv6 literal must be bracketed: past the first `:` comes the port.
+    match host.split_once(':') {
+        None => Some((host, None)),
+        Some((name, port)) => Some((name, Some(port))),
+    }
 }
 
 fn normalize_origin(origin: &str) -> String {

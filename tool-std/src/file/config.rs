@@ -89,7 +89,6 @@ impl Default for FileConfig {
 impl FileConfig {
     /// The host's configuration, or the defaults.
     pub fn of(ctx: &ToolContext) -> Arc<FileConfig> {
-        ctx.service::<FileConfig>()
-            .unwrap_or_else(|| Arc::new(FileConfig::default()))
+        ctx.service_or_default()
     }
 }

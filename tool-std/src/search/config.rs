@@ -77,8 +77,7 @@ impl Default for SearchConfig {
 impl SearchConfig {
     /// The host's configuration, or the defaults.
     pub fn of(ctx: &ToolContext) -> Arc<SearchConfig> {
-        ctx.service::<SearchConfig>()
-            .unwrap_or_else(|| Arc::new(SearchConfig::default()))
+        ctx.service_or_default()
     }
 
     /// The number of threads a search uses.

@@ -89,8 +89,7 @@ impl Default for ShellConfig {
 impl ShellConfig {
     /// The host's configuration, or the defaults.
     pub fn of(ctx: &ToolContext) -> Arc<ShellConfig> {
-        ctx.service::<ShellConfig>()
-            .unwrap_or_else(|| Arc::new(ShellConfig::default()))
+        ctx.service_or_default()
     }
 
     /// Whether the host variable `name` is passed to commands: allow-listed and not a secret,
