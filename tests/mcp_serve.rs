@@ -176,37 +176,60 @@ fn serve_refuses_a_non_loopback_bind_without_a_token() {
 #[test]
 fn serve_http_takes_the_token_from_the_environment() {
     let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http_with_env(dir.path(), &[], &[("TOOLSMITH_TOKEN", "env-token")]);
+    let codes = [
+        post_initialize(&server.url, &[]),
+        post_initialize(&server.url, &[("Authorization", "Bearer env-token")]),
+    ];
+    assert_eq!(codes, [401, 200]);
+}
+
+/// A host that stops reading the server's stderr (closes its end of the pipe) must not take
+/// the server down: the `serving MCP on ...` notices are written to a pipe with no reader
+/// here, from the first byte on, and the server still answers over stdio.
+#[test]
+fn serve_keeps_serving_when_its_stderr_is_closed() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().expect("dir");
+    let (reader, writer) = std::io::pipe().expect("pipe");
+    drop(reader);
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-        .args([
-            "--root",
-            dir.path().to_str().expect("utf-8"),
-            "serve",
-            "--http",
-            "127.0.0.1:0",
-        ])
-        .env("TOOLSMITH_TOKEN", "env-token")
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped())
+        .args(["--root", dir.path().to_str().expect("utf-8"), "serve"])
+        .current_dir(dir.path())
+        .env_remove("SEARXNG_URL")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(writer)
         .spawn()
         .expect("spawn");
-    let mut line = String::new();
-    {
-        use std::io::BufRead;
-        let mut r = std::io::BufReader::new(child.stderr.take().expect("stderr"));
-        r.read_line(&mut line).expect("line");
-    }
-    let url = line
-        .trim()
-        .strip_prefix("toolsmith: serving MCP on ")
-        .expect("endpoint")
-        .to_owned();
-    let codes = [
-        post_initialize(&url, &[]),
-        post_initialize(&url, &[("Authorization", "Bearer env-token")]),
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
     ];
-    let _ = child.kill();
-    let _ = child.wait();
-    assert_eq!(codes, [401, 200]);
+    for m in &messages {
+        writeln!(stdin, "{m}").expect("write");
+    }
+    let mut answers = Vec::new();
+    for _ in 0..2 {
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("read");
+        answers.push(line);
+    }
+    drop(stdin);
+    let status = child.wait().expect("wait");
+    let list: Value = serde_json::from_str(&answers[1]).expect("tools/list answer");
+    assert!(
+        list["result"]["tools"]
+            .as_array()
+            .is_some_and(|t| !t.is_empty()),
+        "{answers:?}"
+    );
+    assert!(status.success(), "{status:?}");
 }
 
 #[test]

@@ -262,6 +262,11 @@ impl ServeProcess {
     /// Starts `toolsmith --root DIR [global...] serve --http 127.0.0.1:0 [extra...]` and waits
     /// for the endpoint it prints.
     pub fn http(dir: &Path, extra: &[&str]) -> ServeProcess {
+        Self::http_with_env(dir, extra, &[])
+    }
+
+    /// [`ServeProcess::http`] with extra environment variables (`TOOLSMITH_TOKEN`, ...).
+    pub fn http_with_env(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> ServeProcess {
         use std::io::BufRead;
         let root = dir.to_str().expect("utf-8");
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
@@ -270,6 +275,7 @@ impl ServeProcess {
             .current_dir(dir)
             .env_remove("SEARXNG_URL")
             .env_remove("TOOLSMITH_TOKEN")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

@@ -40,8 +40,15 @@ fn main() -> ExitCode {
 }
 
 fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("toolsmith: {message}");
+    notice(message);
     ExitCode::from(code)
+}
+
+/// A `toolsmith: ...` line on stderr. A closed or full stderr (the host stopped reading it)
+/// is not a reason to stop serving, so write errors are ignored rather than panicking as
+/// `eprintln!` would.
+fn notice(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "toolsmith: {message}");
 }
 
 fn print_text(text: &str) -> ExitCode {
@@ -254,10 +261,7 @@ async fn migrate_tools(
             Ok(v) => print_json(&v).map_or_else(|e| fail(2, &e), |()| ExitCode::SUCCESS),
             Err(e) => fail(1, &e.to_string()),
         },
-        Ok(report) => {
-            println!("{report}");
-            ExitCode::SUCCESS
-        }
+        Ok(report) => print_text(&report.to_string()),
         Err(e) => fail(1, &format!("the migration failed: {e}")),
     }
 }

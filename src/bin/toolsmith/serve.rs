@@ -15,7 +15,7 @@ use tool_core::{ApproveAll, Registry, Runtime};
 use tool_std::web::WebConfig;
 
 use crate::args::GlobalOptions;
-use crate::{fail, host, prompt_context};
+use crate::{fail, host, notice, prompt_context};
 
 /// The most bytes of arguments read from stdin or a file (the runtime's own limit on a
 /// call's arguments is what refuses them; this only keeps the read bounded).
@@ -99,7 +99,7 @@ pub(crate) async fn serve(
         Err(e) => return fail(2, &e),
     };
     let Some(addr) = addr else {
-        eprintln!("toolsmith: serving MCP on stdio");
+        notice("serving MCP on stdio");
         return match tool_core::mcp::serve_stdio(runtime, serve_options).await {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => fail(1, &e.to_string()),
@@ -125,14 +125,14 @@ pub(crate) async fn serve(
         server = server.with_activity(activity);
     }
     match server.endpoint() {
-        Ok(url) => eprintln!("toolsmith: serving MCP on {url}"),
+        Ok(url) => notice(&format!("serving MCP on {url}")),
         Err(e) => return fail(2, &e.to_string()),
     }
     match server.activity_url() {
-        Ok(Some(url)) if token.is_some() => {
-            eprintln!("toolsmith: activity page on {url} (open it once as {url}?token=TOKEN)")
-        }
-        Ok(Some(url)) => eprintln!("toolsmith: activity page on {url}"),
+        Ok(Some(url)) if token.is_some() => notice(&format!(
+            "activity page on {url} (open it once as {url}?token=TOKEN)"
+        )),
+        Ok(Some(url)) => notice(&format!("activity page on {url}")),
         Ok(None) => {}
         Err(e) => return fail(2, &e.to_string()),
     }
