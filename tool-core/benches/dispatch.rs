@@ -170,7 +170,7 @@ fn bench(c: &mut Criterion) {
     };
     let runtime_valid = || {
         let outcome = rt.block_on(session.call(ToolCall::new("1", "grep_macro", black_box(VALID))));
-        black_box(outcome.to_json().to_string());
+        black_box(outcome.to_json_string());
     };
 
     let mut cases: Vec<Case<'_>> = vec![

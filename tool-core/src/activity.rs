@@ -2,11 +2,15 @@
 //! `in_progress` to `success` or `failure`, which a UI can show while the tool runs.
 
 use std::collections::{HashMap, VecDeque};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+
+use crate::call::Arguments;
+use crate::tool::AnyOutput;
+use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// Where a call's activity stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -132,14 +136,152 @@ pub enum ActivityUpdate {
     },
 }
 
+/// A call's start as the runtime reports it to a store ([`ActivityStore::begin`]): the
+/// parts of its [`ActivityRecord`], with the arguments as the call gave them (shared, not
+/// copied), so a store that shows them rarely need not parse them on every call.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ActivityStart {
+    /// The activity id.
+    pub id: Arc<str>,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the call gave them: JSON text or a tree.
+    pub arguments: Arc<Arguments>,
+    /// Whether a UI shows this activity.
+    pub user_facing: bool,
+    /// Data the record starts with (`duplicate_of` for a call answered from an earlier one).
+    pub data: Map<String, Value>,
+}
+
+impl ActivityStart {
+    /// A start with no initial data.
+    pub fn new(
+        id: impl Into<Arc<str>>,
+        name: impl Into<String>,
+        arguments: Arc<Arguments>,
+        user_facing: bool,
+    ) -> Self {
+        ActivityStart {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            user_facing,
+            data: Map::new(),
+        }
+    }
+
+    /// The arguments as a record keeps them ([`record_input`]).
+    pub fn input(&self) -> Value {
+        record_input(&self.arguments)
+    }
+
+    /// The in-progress record: [`ActivityRecord::new`] with the [`input`](Self::input) and
+    /// the initial data.
+    pub fn into_record(self) -> ActivityRecord {
+        let mut record = ActivityRecord::new(
+            String::from(&*self.id),
+            self.name,
+            record_input(&self.arguments),
+            self.user_facing,
+        );
+        record.data = self.data;
+        record
+    }
+}
+
+/// Arguments as an activity record (and a START event) keeps them: the tree, the text
+/// parsed, the text itself when it does not parse, an empty object for empty text, and a
+/// note in place of text over [`MAX_ARGUMENTS_BYTES`].
+pub fn record_input(arguments: &Arguments) -> Value {
+    match arguments {
+        Arguments::Value(v) => v.clone(),
+        Arguments::Text(t) if t.len() > MAX_ARGUMENTS_BYTES => Value::String(format!(
+            "({} bytes of arguments, over the {MAX_ARGUMENTS_BYTES}-byte limit; not kept)",
+            t.len()
+        )),
+        Arguments::Text(t) if t.trim().is_empty() => Value::Object(Map::new()),
+        Arguments::Text(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
+    }
+}
+
+/// A tool's output at the end of a successful call ([`ActivityStore::succeed`]): shared
+/// with the call's outcome, its JSON made when a store asks for it.
+#[derive(Clone)]
+pub struct ActivityOutput(Arc<dyn AnyOutput>);
+
+impl ActivityOutput {
+    /// Wraps an output.
+    pub fn new(output: Arc<dyn AnyOutput>) -> Self {
+        ActivityOutput(output)
+    }
+
+    /// The status the record ends with: `success`, or `failure` when the output reports
+    /// one.
+    pub fn status(&self) -> ActivityStatus {
+        if self.0.is_success() {
+            ActivityStatus::Success
+        } else {
+            ActivityStatus::Failure
+        }
+    }
+
+    /// The fields the output merges into the record's `data`: the output's JSON object, or
+    /// `{"result": json}` for JSON that is not an object (`null` when it fails to
+    /// serialize).
+    pub fn data(&self) -> Map<String, Value> {
+        match self.0.to_value().unwrap_or(Value::Null) {
+            Value::Object(m) => m,
+            other => {
+                let mut m = Map::new();
+                m.insert("result".into(), other);
+                m
+            }
+        }
+    }
+
+    /// The output itself.
+    pub fn output(&self) -> &Arc<dyn AnyOutput> {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for ActivityOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ActivityOutput").finish_non_exhaustive()
+    }
+}
+
 /// Keeps activity records. Implement it to put them in a database; the runtime uses
 /// [`InMemoryActivityStore`] by default. Updates to a finished record are ignored.
+///
+/// The runtime opens a call's record with [`begin`](Self::begin) and closes a successful one
+/// with [`succeed`](Self::succeed) (every other change is an [`update`](Self::update)). By
+/// default those build the record and the `Finish` update and pass them to
+/// [`create`](Self::create) and [`update`](Self::update); a store may keep the arguments and
+/// the output as they came instead and make their JSON when a record is read.
 #[async_trait]
 pub trait ActivityStore: Send + Sync + 'static {
     /// Stores a new record.
     async fn create(&self, record: ActivityRecord);
     /// Updates a record.
     async fn update(&self, id: &str, update: ActivityUpdate);
+    /// A call began: stores its in-progress record. By default
+    /// `create(start.into_record())`.
+    async fn begin(&self, start: ActivityStart) {
+        self.create(start.into_record()).await;
+    }
+    /// A call succeeded with `output`: finishes its record with the output's
+    /// [`status`](ActivityOutput::status) and [`data`](ActivityOutput::data) merged into
+    /// `data`. By default the equivalent [`ActivityUpdate::Finish`].
+    async fn succeed(&self, id: &str, output: ActivityOutput) {
+        let update = ActivityUpdate::Finish {
+            status: output.status(),
+            data: Some(output.data()),
+            error: None,
+        };
+        self.update(id, update).await;
+    }
     /// A record by id.
     async fn get(&self, id: &str) -> Option<ActivityRecord>;
     /// All records kept, oldest first.
@@ -151,16 +293,63 @@ pub const DEFAULT_ACTIVITY_CAPACITY: usize = 10_000;
 
 /// An in-memory store that keeps the newest records up to a capacity; when full, the oldest
 /// finished records go first.
-#[derive(Debug)]
+///
+/// A call's arguments and output are kept as the runtime hands them over (shared with the
+/// call, not copied) and turned into the record's `input` and `data` the first time the
+/// record is read, so a call nobody looks at costs no JSON.
 pub struct InMemoryActivityStore {
     capacity: usize,
     inner: Mutex<MemInner>,
 }
 
-#[derive(Debug, Default)]
+impl std::fmt::Debug for InMemoryActivityStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InMemoryActivityStore")
+            .field("capacity", &self.capacity)
+            .field("records", &self.lock().records.len())
+            .finish()
+    }
+}
+
+#[derive(Default)]
 struct MemInner {
-    records: HashMap<String, ActivityRecord>,
-    order: VecDeque<String>,
+    /// By id; the key is shared with `order`. Boxed: the table stays small, and a new
+    /// record reuses the memory of the one it evicts, still in cache.
+    records: HashMap<Arc<str>, Box<Kept>, foldhash::fast::RandomState>,
+    /// Ids, oldest first.
+    order: VecDeque<Arc<str>>,
+}
+
+/// A record as kept: what was read of it, and what has not been turned into JSON yet.
+struct Kept {
+    record: ActivityRecord,
+    /// The arguments, until the record is read (`record.input` is `null` until then).
+    input: Option<Arc<Arguments>>,
+    /// The successful output, until the record is read; merged into `data` then.
+    output: Option<ActivityOutput>,
+}
+
+impl Kept {
+    fn new(record: ActivityRecord) -> Self {
+        Kept {
+            record,
+            input: None,
+            output: None,
+        }
+    }
+
+    /// The whole record, its pending JSON made (once: it is kept made).
+    fn read(&mut self) -> &ActivityRecord {
+        if let Some(args) = self.input.take() {
+            self.record.input = record_input(&args);
+        }
+        if let Some(output) = self.output.take() {
+            for (k, v) in output.data() {
+                self.record.data.insert(k, v);
+            }
+        }
+        &self.record
+    }
 }
 
 impl Default for InMemoryActivityStore {
@@ -186,49 +375,98 @@ impl InMemoryActivityStore {
     fn lock(&self) -> std::sync::MutexGuard<'_, MemInner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
+
+    fn keep(&self, kept: Kept, key: Option<Arc<str>>) {
+        let mut inner = self.lock();
+        let id = kept.record.id.as_str();
+        // Replacing a record already kept takes no room; only a new one may evict.
+        let gone = match inner.records.get_mut(id) {
+            Some(slot) => Some(std::mem::replace(&mut **slot, kept)),
+            None => {
+                let mut gone = None;
+                if inner.records.len() >= self.capacity {
+                    // Evict the oldest finished record, else the oldest of all.
+                    let pos = inner
+                        .order
+                        .iter()
+                        .position(|id| {
+                            inner
+                                .records
+                                .get(id)
+                                .is_none_or(|k| k.record.status.is_terminal())
+                        })
+                        .unwrap_or(0);
+                    if let Some(old) = inner.order.remove(pos) {
+                        gone = inner.records.remove(&old).map(|k| *k);
+                    }
+                }
+                let id = key.unwrap_or_else(|| Arc::from(kept.record.id.as_str()));
+                inner.records.insert(id.clone(), Box::new(kept));
+                inner.order.push_back(id);
+                gone
+            }
+        };
+        // What went is dropped after the lock is released.
+        drop(inner);
+        drop(gone);
+    }
 }
 
 #[async_trait]
 impl ActivityStore for InMemoryActivityStore {
     async fn create(&self, record: ActivityRecord) {
-        let mut inner = self.lock();
-        // Replacing a record already kept takes no room; only a new one may evict.
-        if !inner.records.contains_key(&record.id) && inner.records.len() >= self.capacity {
-            // Evict the oldest finished record, else the oldest of all.
-            let pos = inner
-                .order
-                .iter()
-                .position(|id| inner.records.get(id).is_none_or(|r| r.status.is_terminal()))
-                .unwrap_or(0);
-            if let Some(old) = inner.order.remove(pos) {
-                inner.records.remove(&old);
-            }
-        }
-        let id = record.id.clone();
-        if inner.records.insert(id.clone(), record).is_none() {
-            inner.order.push_back(id);
-        }
+        self.keep(Kept::new(record), None);
+    }
+
+    async fn begin(&self, start: ActivityStart) {
+        let mut record = ActivityRecord::new(
+            String::from(&*start.id),
+            start.name,
+            Value::Null,
+            start.user_facing,
+        );
+        record.data = start.data;
+        let kept = Kept {
+            record,
+            input: Some(start.arguments),
+            output: None,
+        };
+        self.keep(kept, Some(start.id));
     }
 
     async fn update(&self, id: &str, update: ActivityUpdate) {
         let mut inner = self.lock();
-        if let Some(r) = inner.records.get_mut(id)
-            && !r.status.is_terminal()
+        if let Some(k) = inner.records.get_mut(id)
+            && !k.record.status.is_terminal()
         {
-            r.apply(update);
+            k.record.apply(update);
+        }
+    }
+
+    async fn succeed(&self, id: &str, output: ActivityOutput) {
+        let mut inner = self.lock();
+        if let Some(k) = inner.records.get_mut(id)
+            && !k.record.status.is_terminal()
+        {
+            k.record.status = output.status();
+            k.record.display_message = None;
+            k.record.error = None;
+            k.record.finished_at_ms = Some(crate::events::now_ms());
+            k.output = Some(output);
         }
     }
 
     async fn get(&self, id: &str) -> Option<ActivityRecord> {
-        self.lock().records.get(id).cloned()
+        self.lock().records.get_mut(id).map(|k| k.read().clone())
     }
 
     async fn list(&self) -> Vec<ActivityRecord> {
-        let inner = self.lock();
+        let mut guard = self.lock();
+        let inner = &mut *guard;
         inner
             .order
             .iter()
-            .filter_map(|id| inner.records.get(id).cloned())
+            .filter_map(|id| inner.records.get_mut(&**id).map(|k| k.read().clone()))
             .collect()
     }
 }

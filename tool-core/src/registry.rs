@@ -30,6 +30,8 @@ inventory::collect!(Registration);
 pub struct ToolEntry {
     tool: Arc<dyn DynTool>,
     spec: Arc<ToolSpec>,
+    /// The name, shared with every call's context.
+    name: Arc<str>,
     schema: CompiledSchema,
     location: String,
 }
@@ -47,6 +49,10 @@ impl ToolEntry {
     /// The tool.
     pub fn tool(&self) -> &Arc<dyn DynTool> {
         &self.tool
+    }
+    /// The name, shared (every call's [`ToolContext`](crate::ToolContext) holds it).
+    pub(crate) fn shared_name(&self) -> &Arc<str> {
+        &self.name
     }
     /// The spec (schemas computed once, at registration).
     pub fn spec(&self) -> &Arc<ToolSpec> {
@@ -179,6 +185,7 @@ impl RegistryBuilder {
             let schema = CompiledSchema::compile(spec.clone())?;
             entries.push(ToolEntry {
                 tool,
+                name: Arc::from(spec.name.as_ref()),
                 spec,
                 schema,
                 location,
@@ -187,7 +194,7 @@ impl RegistryBuilder {
         // A stable sort by name: among tools claiming one name, the one registered first
         // (explicit registrations in order, then inventory) is reported as the first claim.
         entries.sort_by(|a, b| a.spec.name.cmp(&b.spec.name));
-        let mut by_name: HashMap<String, usize> = HashMap::new();
+        let mut by_name = NameIndex::default();
         let mut claims: HashMap<String, String> = HashMap::new();
         for (i, e) in entries.iter().enumerate() {
             let names = std::iter::once(&e.spec.name).chain(e.spec.aliases.iter());
@@ -219,8 +226,11 @@ impl RegistryBuilder {
 #[derive(Debug)]
 pub struct Registry {
     entries: Vec<Arc<ToolEntry>>,
-    by_name: HashMap<String, usize>,
+    by_name: NameIndex,
 }
+
+/// Names and aliases to entries: looked up on every call, with a fast seeded hasher.
+type NameIndex = HashMap<String, usize, foldhash::fast::RandomState>;
 
 impl Registry {
     /// A builder.

@@ -4,8 +4,9 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -14,6 +15,7 @@ use tokio::sync::mpsc;
 
 use crate::call::ToolCall;
 use crate::events::{Event, EventData};
+use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
 use crate::runtime::{CallOptions, Runtime, Session, SessionConfig};
 use crate::spec::Mode;
@@ -184,10 +186,14 @@ impl ServerHandler for McpHandler {
         // Each call gets a tracker of its own: an MCP host keeps (or compacts) its context
         // itself, so a resource is never answered with "already shown".
         let mut tracker = ResourcesTracker::new();
-        let value = crate::provider::result::mcp_result(&outcome, &mut tracker);
-        let result: CallToolResult = serde_json::from_value(value).map_err(|e| {
-            ErrorData::internal_error(format!("the tool result does not read as MCP: {e}"), None)
-        })?;
+        let parts = McpParts::of(&outcome, &mut tracker);
+        let content = vec![ContentBlock::text(parts.text)];
+        let mut result = if parts.is_error {
+            CallToolResult::error(content)
+        } else {
+            CallToolResult::success(content)
+        };
+        result.structured_content = parts.structured;
         Ok(CallToolResponse::from(result))
     }
 }

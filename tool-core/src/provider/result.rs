@@ -66,16 +66,46 @@ pub fn gemini_part(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Val
 /// "isError"}`; `structuredContent` is the output's JSON when it is an object (never for
 /// errors).
 pub fn mcp_result(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
-    let text = outcome.model_text(tracker);
+    let parts = McpParts::of(outcome, tracker);
     let mut out = Map::new();
-    out.insert("content".into(), json!([{ "type": "text", "text": text }]));
-    if let Ok(output) = &outcome.result
-        && let Ok(value @ Value::Object(_)) = output.to_value()
-    {
+    out.insert(
+        "content".into(),
+        json!([{ "type": "text", "text": parts.text }]),
+    );
+    if let Some(value) = parts.structured {
         out.insert("structuredContent".into(), value);
     }
-    out.insert("isError".into(), Value::Bool(!outcome.is_success()));
+    out.insert("isError".into(), Value::Bool(parts.is_error));
     Value::Object(out)
+}
+
+/// The parts of an MCP `CallToolResult` ([`mcp_result`]), for a server that builds its own
+/// result type from them.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct McpParts {
+    /// The text content: the text for the model.
+    pub text: String,
+    /// The structured content: the output's JSON when it is an object.
+    pub structured: Option<Value>,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+impl McpParts {
+    /// The parts of `outcome`'s result.
+    pub fn of(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> McpParts {
+        let text = outcome.model_text(tracker);
+        let structured = match &outcome.result {
+            Ok(output) => output.to_value().ok().filter(Value::is_object),
+            Err(_) => None,
+        };
+        McpParts {
+            text,
+            structured,
+            is_error: !outcome.is_success(),
+        }
+    }
 }
 
 /// XML: `<tool_result tool="NAME">text</tool_result>`; the text is literal, as tool

@@ -3,16 +3,16 @@
 //! [module docs](super)).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::execute::{bounded_input, cancelled_error};
-use super::{CallOutcome, MAX_DEDUPE_ENTRIES, Session, SharedResult};
-use crate::activity::ActivityRecord;
+use super::execute::cancelled_error;
+use super::{MAX_DEDUPE_ENTRIES, Session, SharedResult};
+use crate::activity::ActivityStart;
 use crate::call::{Arguments, signature_of_arguments};
 use crate::error::ToolError;
-use crate::events::{Event, EventData, EventKind};
 use crate::spec::ToolSpec;
 
 /// What identifies a call for the check: the tool's name and the arguments' JSON text.
@@ -101,30 +101,22 @@ impl Session {
     /// its own START and END/ERROR pair; the tool does not run.
     pub(super) async fn answer_duplicate(
         &self,
-        outcome: &CallOutcome,
+        activity_id: &Arc<str>,
+        first_id: String,
         spec: &ToolSpec,
-        arguments: &Arguments,
+        arguments: &Arc<Arguments>,
         rx: &mut ResultSlot,
     ) -> SharedResult {
-        let inner = &self.runtime.inner;
-        let first_id = outcome.duplicate_of.clone().unwrap_or_default();
-        let mut record = ActivityRecord::new(
-            outcome.activity_id.clone(),
-            spec.name.to_string(),
-            bounded_input(arguments),
+        let mut start = ActivityStart::new(
+            activity_id.clone(),
+            spec.name.as_ref(),
+            arguments.clone(),
             spec.user_facing,
         );
-        record
+        start
             .data
             .insert("duplicate_of".into(), Value::String(first_id.clone()));
-        let input = record.input.clone();
-        inner.activities.create(record).await;
-        inner.events.emit(Event::new(
-            EventKind::ToolCallStart,
-            outcome.activity_id.clone(),
-            spec.name.to_string(),
-            EventData::Start { arguments: input },
-        ));
+        self.begin(start).await;
         let result = tokio::select! {
             waited = rx.wait_for(Option::is_some) => match waited {
                 // `wait_for` returns once the value is `Some`.
@@ -138,7 +130,7 @@ impl Session {
                 Err(cancelled_error().with_signature(signature_of_arguments(&spec.name, arguments)))
             }
         };
-        self.finish(&outcome.activity_id, &spec.name, &result).await;
+        self.finish(activity_id, &spec.name, &result).await;
         result
     }
 }

@@ -8,13 +8,13 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::dedupe::DedupeKey;
 use super::outcome::Serialized;
 use super::{ApprovalDecision, ApprovalRequest, Session, SharedResult};
-use crate::activity::{ActivityRecord, ActivityStatus, ActivityUpdate};
+use crate::activity::{ActivityOutput, ActivityStart, ActivityStatus, ActivityUpdate};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
 use crate::context::ToolContext;
 use crate::error::{ErrorKind, ToolError};
@@ -26,11 +26,11 @@ use crate::validate::MAX_ARGUMENTS_BYTES;
 /// A validated call that passed the redundancy check, ready for the approval gate.
 pub(super) struct Prepared<'a> {
     pub(super) call: &'a ToolCall,
-    pub(super) activity_id: &'a str,
+    pub(super) activity_id: &'a Arc<str>,
     pub(super) entry: &'a Arc<ToolEntry>,
     /// The chosen action of a polymorphic tool.
     pub(super) action: Option<String>,
-    pub(super) arguments: &'a Arguments,
+    pub(super) arguments: &'a Arc<Arguments>,
     /// For a call that writes (not read-only) while the redundancy check is on, its key:
     /// once it has run, the turn forgets every other call.
     pub(super) writes: Option<DedupeKey>,
@@ -41,9 +41,9 @@ impl Session {
     /// tool's [`error_context`](field@ToolSpec::error_context) added.
     pub(super) async fn refuse(
         &self,
-        activity_id: &str,
+        activity_id: &Arc<str>,
         spec: &ToolSpec,
-        args: &Arguments,
+        args: &Arc<Arguments>,
         err: ToolError,
     ) -> SharedResult {
         let err = with_error_context(err, spec, args);
@@ -56,38 +56,41 @@ impl Session {
     /// fails at once, and a START + ERROR pair, so every call's events pair up.
     pub(super) async fn reject(
         &self,
-        activity_id: &str,
+        activity_id: &Arc<str>,
         name: &str,
-        args: &Arguments,
+        args: &Arc<Arguments>,
         user_facing: bool,
         err: ToolError,
     ) -> SharedResult {
-        let inner = &self.runtime.inner;
-        let input = bounded_input(args);
-        let start = inner
-            .events
-            .wants(EventKind::ToolCallStart)
-            .then(|| input.clone());
-        inner
-            .activities
-            .create(ActivityRecord::new(
-                activity_id.to_owned(),
-                name,
-                input,
-                user_facing,
-            ))
-            .await;
-        if let Some(arguments) = start {
-            inner.events.emit(Event::new(
-                EventKind::ToolCallStart,
-                activity_id.to_owned(),
-                name,
-                EventData::Start { arguments },
-            ));
-        }
+        self.begin(ActivityStart::new(
+            activity_id.clone(),
+            name,
+            args.clone(),
+            user_facing,
+        ))
+        .await;
         let result = Err(err);
         self.finish(activity_id, name, &result).await;
         result
+    }
+
+    /// Opens a call's activity record and emits its START.
+    pub(super) async fn begin(&self, start: ActivityStart) {
+        let inner = &self.runtime.inner;
+        let event = inner.events.wants(EventKind::ToolCallStart).then(|| {
+            Event::new(
+                EventKind::ToolCallStart,
+                String::from(&*start.id),
+                start.name.clone(),
+                EventData::Start {
+                    arguments: start.input(),
+                },
+            )
+        });
+        inner.activities.begin(start).await;
+        if let Some(event) = event {
+            inner.events.emit(event);
+        }
     }
 
     /// Closes a call's activity and emits its END or ERROR.
@@ -95,42 +98,21 @@ impl Session {
         let inner = &self.runtime.inner;
         match result {
             Ok(output) => {
-                let value = output.to_value().unwrap_or(Value::Null);
-                let success = output.is_success();
                 let end = inner
                     .events
                     .wants(EventKind::ToolCallEnd)
-                    .then(|| value.clone());
-                let data = match value {
-                    Value::Object(m) => m,
-                    other => {
-                        let mut m = Map::new();
-                        m.insert("result".into(), other);
-                        m
-                    }
-                };
+                    .then(|| EventData::End {
+                        success: output.is_success(),
+                        result: output.to_value().unwrap_or(Value::Null),
+                    });
                 inner
                     .activities
-                    .update(
-                        activity_id,
-                        ActivityUpdate::Finish {
-                            status: if success {
-                                ActivityStatus::Success
-                            } else {
-                                ActivityStatus::Failure
-                            },
-                            data: Some(data),
-                            error: None,
-                        },
-                    )
+                    .succeed(activity_id, ActivityOutput::new(output.clone()))
                     .await;
-                if let Some(result) = end {
-                    inner.events.emit(Event::new(
-                        EventKind::ToolCallEnd,
-                        activity_id,
-                        tool,
-                        EventData::End { success, result },
-                    ));
+                if let Some(data) = end {
+                    inner
+                        .events
+                        .emit(Event::new(EventKind::ToolCallEnd, activity_id, tool, data));
                 }
             }
             Err(e) => {
@@ -165,7 +147,7 @@ impl Session {
         decoded: crate::tool::DecodedInput,
     ) -> SharedResult {
         let inner = &self.runtime.inner;
-        let spec = p.entry.spec().clone();
+        let spec = p.entry.spec();
         let (call, activity_id, arguments) = (p.call, p.activity_id, p.arguments);
         let action = p.action;
         let signature = || signature_of_arguments(&spec.name, arguments);
@@ -192,7 +174,7 @@ impl Session {
                         "Do not retry the same call; ask the user or take another approach.",
                     )
                     .with_signature(request.signature);
-                return self.refuse(activity_id, &spec, arguments, err).await;
+                return self.refuse(activity_id, spec, arguments, err).await;
             }
         }
 
@@ -209,33 +191,18 @@ impl Session {
                  the host must build its runtime with `enable_all()` (or `enable_time()`)",
             )
             .with_signature(signature());
-            return self.refuse(activity_id, &spec, arguments, err).await;
+            return self.refuse(activity_id, spec, arguments, err).await;
         };
         drop(probe);
 
         // Activity record and START.
-        let input = bounded_input(arguments);
-        let start = inner
-            .events
-            .wants(EventKind::ToolCallStart)
-            .then(|| input.clone());
-        inner
-            .activities
-            .create(ActivityRecord::new(
-                activity_id.to_owned(),
-                spec.name.to_string(),
-                input,
-                spec.user_facing,
-            ))
-            .await;
-        if let Some(arguments) = start {
-            inner.events.emit(Event::new(
-                EventKind::ToolCallStart,
-                activity_id.to_owned(),
-                spec.name.to_string(),
-                EventData::Start { arguments },
-            ));
-        }
+        self.begin(ActivityStart::new(
+            activity_id.clone(),
+            spec.name.as_ref(),
+            arguments.clone(),
+            spec.user_facing,
+        ))
+        .await;
 
         // Run in a concurrency slot, under a deadline that starts once the slot is got, with
         // a cancellation token the deadline and the session both cancel. The tool's future is
@@ -243,8 +210,8 @@ impl Session {
         // and if this call is dropped (its caller gave up), the tool is dropped with it.
         let cancel = self.cancel.child_token();
         let mut ctx = ToolContext {
-            call_id: Arc::from(activity_id),
-            tool: Arc::from(spec.name.as_ref()),
+            call_id: activity_id.clone(),
+            tool: p.entry.shared_name().clone(),
             mode: self.mode,
             session: self.state.clone(),
             services: inner.services.clone(),
@@ -300,7 +267,7 @@ impl Session {
         if let Some(key) = &p.writes {
             self.invalidate_turn(key, &call.id);
         }
-        let result = result.map_err(|e| with_error_context(sign(e, signature), &spec, arguments));
+        let result = result.map_err(|e| with_error_context(sign(e, signature), spec, arguments));
         self.finish(activity_id, &spec.name, &result).await;
         result
     }
@@ -391,20 +358,6 @@ pub(super) fn with_error_context(err: ToolError, spec: &ToolSpec, args: &Argumen
         }
     }
     err
-}
-
-/// The arguments as an activity record and a START event keep them: the parsed value, the
-/// text when it does not parse, a note when it is over the size limit.
-pub(super) fn bounded_input(arguments: &Arguments) -> Value {
-    match arguments {
-        Arguments::Value(v) => v.clone(),
-        Arguments::Text(t) if t.len() > MAX_ARGUMENTS_BYTES => Value::String(format!(
-            "({} bytes of arguments, over the {MAX_ARGUMENTS_BYTES}-byte limit; not kept)",
-            t.len()
-        )),
-        Arguments::Text(t) if t.trim().is_empty() => Value::Object(Map::new()),
-        Arguments::Text(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
-    }
 }
 
 fn human_duration(d: Duration) -> String {

@@ -95,6 +95,32 @@ struct Inner {
 /// The next activity id's number, shared by every runtime of the process.
 static NEXT_ACTIVITY: AtomicU64 = AtomicU64::new(1);
 
+/// The next activity id, `act_N` (written by hand: `format!` costs a noticeable part of a
+/// call's path).
+fn next_activity_id() -> Arc<str> {
+    activity_id(NEXT_ACTIVITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+}
+
+/// `act_N`.
+fn activity_id(mut n: u64) -> Arc<str> {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    let mut id = [0u8; 24];
+    id[..4].copy_from_slice(b"act_");
+    let len = 4 + digits.len() - at;
+    id[4..len].copy_from_slice(&digits[at..]);
+    // ASCII digits after `act_`: always UTF-8.
+    Arc::from(std::str::from_utf8(&id[..len]).unwrap_or("act_"))
+}
+
 /// Runs calls against a registry. Cheap to clone.
 #[derive(Clone)]
 pub struct Runtime {
@@ -302,3 +328,26 @@ impl SessionConfig {
 
 /// A call's result as the runtime passes it around (and the redundancy check shares it).
 type SharedResult = Result<Arc<dyn AnyOutput>, ToolError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn activity_ids_are_act_and_a_new_number() {
+        let a = next_activity_id();
+        let b = next_activity_id();
+        for id in [&a, &b] {
+            let n = id.strip_prefix("act_").expect("prefix");
+            assert!(
+                !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()),
+                "{id}"
+            );
+        }
+        let (na, nb): (u64, u64) = (a[4..].parse().unwrap(), b[4..].parse().unwrap());
+        assert!(nb > na, "{a} then {b}");
+        for n in [0, 7, 10, 99, 12_345, u64::MAX] {
+            assert_eq!(*activity_id(n), format!("act_{n}"));
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! [`CallOutcome`]: what a call answers with, and what the host needs to answer the provider.
 
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -85,6 +85,17 @@ impl CallOutcome {
         }
     }
 
+    /// The structured result as compact JSON text: [`to_json`](Self::to_json)'s text, written
+    /// straight from the output when nothing made its tree yet.
+    pub fn to_json_string(&self) -> String {
+        match &self.result {
+            Ok(o) => o
+                .to_json_string()
+                .unwrap_or_else(|e| e.to_json().to_string()),
+            Err(e) => e.to_json().to_string(),
+        }
+    }
+
     /// The status line for an activity list.
     pub fn status(&self) -> String {
         match &self.result {
@@ -104,40 +115,48 @@ impl CallOutcome {
     }
 }
 
-/// A tool's output with its JSON, serialized once, when the call ended: the activity
-/// record, the END event, [`CallOutcome::to_json`] and the answers of duplicate calls read
-/// it instead of serializing the output again. Everything else is the output's own
-/// ([`AnyOutput::as_any`] gives the tool's type).
+/// A tool's output with its JSON tree made at most once, when first asked for: the activity
+/// record, the END event, [`CallOutcome::to_json`] and the answers of duplicate calls share
+/// it. JSON text is written from the tree when it is there, else straight from the output
+/// (no tree in between). Everything else is the output's own ([`AnyOutput::as_any`] gives
+/// the tool's type).
 pub(super) struct Serialized {
     output: Arc<dyn AnyOutput>,
-    json: Result<Value, ToolError>,
+    json: OnceLock<Result<Value, ToolError>>,
 }
 
 impl Serialized {
     pub(super) fn wrap(output: Arc<dyn AnyOutput>) -> Arc<dyn AnyOutput> {
-        let json = output.to_value();
-        Arc::new(Serialized { output, json })
+        Arc::new(Serialized {
+            output,
+            json: OnceLock::new(),
+        })
+    }
+
+    fn tree(&self) -> &Result<Value, ToolError> {
+        self.json.get_or_init(|| self.output.to_value())
     }
 }
 
 impl AnyOutput for Serialized {
     fn to_value(&self) -> Result<Value, ToolError> {
-        self.json.clone()
+        self.tree().clone()
     }
     fn to_json_string(&self) -> Result<String, ToolError> {
-        match &self.json {
-            Ok(v) => Ok(v.to_string()),
-            Err(_) => self.output.to_json_string(),
+        match self.json.get() {
+            Some(Ok(v)) => Ok(v.to_string()),
+            _ => self.output.to_json_string(),
         }
     }
     fn status(&self) -> Option<String> {
         self.output.status()
     }
     fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
-        match (self.output.rendered(tracker), &self.json) {
-            (Some(text), _) => text,
-            (None, Ok(v)) => v.to_string(),
-            (None, Err(_)) => self.output.model_text(tracker),
+        match self.output.rendered(tracker) {
+            Some(text) => text,
+            None => self
+                .to_json_string()
+                .unwrap_or_else(|_| self.output.model_text(tracker)),
         }
     }
     fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {

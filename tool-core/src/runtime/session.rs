@@ -1,7 +1,6 @@
 //! [`Session`]: one conversation, and a call's path up to the redundancy check.
 
 use std::collections::HashMap;
-use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -10,13 +9,21 @@ use tokio_util::sync::CancellationToken;
 
 use super::dedupe::{Admission, TurnCache};
 use super::execute::{Prepared, cancelled_error, sign};
-use super::{CallOutcome, NEXT_ACTIVITY, Runtime, SharedResult};
+use super::{CallOutcome, Runtime, SharedResult, next_activity_id};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
 use crate::context::{Services, SessionState};
 use crate::error::ToolError;
 use crate::registry::ToolEntry;
 use crate::spec::{Mode, PermissionSet};
 use crate::validate::{MAX_ARGUMENTS_BYTES, nearest};
+
+/// What [`Session::run`] learns about a call besides its result.
+struct Answer {
+    /// The tool's name, alias resolved, once it is known.
+    tool: Option<String>,
+    /// The earlier identical call that answered this one.
+    duplicate_of: Option<String>,
+}
 
 /// One conversation: mode, permissions, turn state. Cheap to clone; clones share state.
 #[derive(Clone)]
@@ -187,57 +194,64 @@ impl Session {
     /// a deadline. Without the driver the call does not run, and is answered with a
     /// `system_error` that says so (tokio's own panic message is caught on the way, so it is
     /// printed by the panic hook; a build with `panic = "abort"` aborts there instead).
-    pub async fn call(&self, call: ToolCall) -> CallOutcome {
+    pub async fn call(&self, mut call: ToolCall) -> CallOutcome {
         let started = Instant::now();
         // Activity ids are unique in the process, not only in this runtime: runtimes may
         // share one activity store.
-        let activity_id = format!("act_{}", NEXT_ACTIVITY.fetch_add(1, Ordering::Relaxed));
-        let mut outcome = CallOutcome::rejected(
-            call.id.clone(),
-            call.name.clone(),
-            ToolError::system("not run"),
-        );
-        outcome.activity_id = activity_id;
-        let result = self.run(&call, &mut outcome).await;
-        outcome.result = result;
-        outcome.elapsed = started.elapsed();
-        outcome
+        let activity_id = next_activity_id();
+        // The arguments are shared from here on (the activity record keeps them as they
+        // came), not copied.
+        let arguments = Arc::new(std::mem::replace(
+            &mut call.arguments,
+            Arguments::Text(String::new()),
+        ));
+        let mut answer = Answer {
+            tool: None,
+            duplicate_of: None,
+        };
+        let result = self.run(&call, arguments, &activity_id, &mut answer).await;
+        CallOutcome {
+            call_id: call.id,
+            activity_id: String::from(&*activity_id),
+            tool: answer.tool.unwrap_or(call.name),
+            result,
+            duplicate_of: answer.duplicate_of,
+            elapsed: started.elapsed(),
+        }
     }
 
-    async fn run(&self, call: &ToolCall, outcome: &mut CallOutcome) -> SharedResult {
+    async fn run(
+        &self,
+        call: &ToolCall,
+        arguments: Arc<Arguments>,
+        activity_id: &Arc<str>,
+        answer: &mut Answer,
+    ) -> SharedResult {
         let inner = &self.runtime.inner;
         let Some(entry) = self.lookup(&call.name) else {
-            let err = self.unknown_tool(call);
+            let err = self.unknown_tool(&call.name, &arguments);
             return self
-                .reject(
-                    &outcome.activity_id,
-                    &call.name,
-                    &call.arguments,
-                    false,
-                    err,
-                )
+                .reject(activity_id, &call.name, &arguments, false, err)
                 .await;
         };
         let entry = entry.clone();
-        let spec = entry.spec().clone();
-        outcome.tool = spec.name.to_string();
+        let spec = entry.spec();
+        answer.tool = Some(spec.name.to_string());
 
         // A polymorphic tool's action decides permissions and approval, so its arguments are
         // parsed once up front (unless they are over the size limit, which validation
         // refuses unread); plain tools keep the text for the fast decode.
-        let parsed;
-        let mut arguments = &call.arguments;
+        let mut arguments = arguments;
         let mut action: Option<String> = None;
         if let Some(set) = &spec.actions {
-            if let Arguments::Text(t) = arguments
+            if let Arguments::Text(t) = &*arguments
                 && t.len() <= MAX_ARGUMENTS_BYTES
                 && let Ok(v) =
                     serde_json::from_str::<Value>(if t.trim().is_empty() { "{}" } else { t })
             {
-                parsed = Arguments::Value(v);
-                arguments = &parsed;
+                arguments = Arc::new(Arguments::Value(v));
             }
-            if let Arguments::Value(v) = arguments {
+            if let Arguments::Value(v) = &*arguments {
                 action = v
                     .get(set.field.as_ref())
                     .and_then(Value::as_str)
@@ -245,14 +259,13 @@ impl Session {
                     .map(str::to_owned);
             }
         }
+        let arguments = &arguments;
         let signature = || signature_of_arguments(&spec.name, arguments);
 
         // A cancelled session runs nothing more.
         if self.cancel.is_cancelled() {
             let err = cancelled_error().with_signature(signature());
-            return self
-                .refuse(&outcome.activity_id, &spec, arguments, err)
-                .await;
+            return self.refuse(activity_id, spec, arguments, err).await;
         }
 
         // Permissions: the tool's, then the chosen action's.
@@ -272,9 +285,7 @@ impl Session {
             ))
             .with_field("missing_permissions", names)
             .with_signature(signature());
-            return self
-                .refuse(&outcome.activity_id, &spec, arguments, err)
-                .await;
+            return self.refuse(activity_id, spec, arguments, err).await;
         }
 
         // Validation.
@@ -282,7 +293,7 @@ impl Session {
             Ok(d) => d,
             Err(e) => {
                 let e = sign(e, signature);
-                return self.refuse(&outcome.activity_id, &spec, arguments, e).await;
+                return self.refuse(activity_id, spec, arguments, e).await;
             }
         };
 
@@ -294,9 +305,9 @@ impl Session {
             None => None,
             Some(key) => match self.admit(key.clone(), &call.id) {
                 Admission::Duplicate { first_id, mut slot } => {
-                    outcome.duplicate_of = Some(first_id);
+                    answer.duplicate_of = Some(first_id.clone());
                     return self
-                        .answer_duplicate(outcome, &spec, arguments, &mut slot)
+                        .answer_duplicate(activity_id, first_id, spec, arguments, &mut slot)
                         .await;
                 }
                 Admission::First(tx) => Some(tx),
@@ -308,7 +319,7 @@ impl Session {
             .execute(
                 Prepared {
                     call,
-                    activity_id: &outcome.activity_id,
+                    activity_id,
                     entry: &entry,
                     action,
                     arguments,
@@ -331,17 +342,17 @@ impl Session {
             .filter(|e| e.spec().supports_mode(self.mode))
     }
 
-    fn unknown_tool(&self, call: &ToolCall) -> ToolError {
+    fn unknown_tool(&self, name: &str, arguments: &Arguments) -> ToolError {
         let registry = &self.runtime.inner.registry;
         let available = registry.names_in_mode(self.mode);
-        if let Some(e) = registry.get(&call.name) {
+        if let Some(e) = registry.get(name) {
             return ToolError::permission(format!(
                 "tool `{}` is not available in mode `{}`",
                 e.name(),
                 self.mode
             ))
             .with_field("available_tools", available.clone())
-            .with_signature(call.signature());
+            .with_signature(signature_of_arguments(name, arguments));
         }
         let aliases: Vec<&str> = registry
             .iter()
@@ -349,13 +360,13 @@ impl Session {
             .flat_map(|e| e.spec().aliases.iter().map(|a| a.as_ref()))
             .collect();
         let near = nearest(
-            &call.name,
+            name,
             available.iter().copied().chain(aliases.iter().copied()),
         )
         .map(|n| registry.get(n).map_or(n, |e| e.name()));
-        let mut err = ToolError::not_found(format!("Unknown tool '{}'", call.name))
+        let mut err = ToolError::not_found(format!("Unknown tool '{name}'"))
             .with_field("available_tools", available.clone())
-            .with_signature(call.signature());
+            .with_signature(signature_of_arguments(name, arguments));
         let list = available.join(", ");
         err = match near {
             Some(n) => err
