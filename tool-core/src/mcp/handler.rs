@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -17,6 +17,7 @@ use crate::call::ToolCall;
 use crate::events::{Event, EventData};
 use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
+use crate::runtime::CallOutcome;
 use crate::runtime::{CallOptions, Runtime, Session, SessionConfig};
 use crate::spec::Mode;
 
@@ -110,6 +111,57 @@ impl Drop for McpHandler {
     }
 }
 
+impl McpHandler {
+    /// Runs a call whose client asked for progress: its chunk and progress events are
+    /// forwarded as progress notifications (through a bounded queue that drops rather than
+    /// blocks the tool), the last of them before the result.
+    async fn call_reporting_progress(
+        &self,
+        call: ToolCall,
+        options: CallOptions,
+        token: ProgressToken,
+        context: &RequestContext<RoleServer>,
+    ) -> CallOutcome {
+        let (tx, mut rx) = mpsc::channel::<String>(MAX_QUEUED_PROGRESS);
+        let options = options.observer(move |event: &Event| {
+            let text = match &event.data {
+                EventData::Chunk { text } => text,
+                EventData::Progress { message } => message,
+                _ => return,
+            };
+            let _ = tx.try_send(bounded_message(text));
+        });
+        let fut = self.session.call_with(call, options);
+        tokio::pin!(fut);
+        let mut progress = 0u64;
+        let mut forwarding = true;
+        let outcome = loop {
+            tokio::select! {
+                biased;
+                message = rx.recv(), if forwarding => match message {
+                    Some(message) => {
+                        progress += 1;
+                        let param = ProgressNotificationParam::new(token.clone(), progress as f64)
+                            .with_message(message);
+                        // A client gone away is the call's cancellation to notice, not ours.
+                        let _ = context.peer.notify_progress(param).await;
+                    }
+                    None => forwarding = false,
+                },
+                outcome = &mut fut => break outcome,
+            }
+        };
+        // What the tool emitted just before it finished still precedes the result.
+        while let Ok(message) = rx.try_recv() {
+            progress += 1;
+            let param = ProgressNotificationParam::new(token.clone(), progress as f64)
+                .with_message(message);
+            let _ = context.peer.notify_progress(param).await;
+        }
+        outcome
+    }
+}
+
 impl ServerHandler for McpHandler {
     fn get_info(&self) -> ServerConfig {
         self.shared.info.clone()
@@ -134,54 +186,17 @@ impl ServerHandler for McpHandler {
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(context.id.to_string(), request.name.to_string(), arguments);
-        let mut options = CallOptions::new().cancel(context.ct.clone());
+        let options = CallOptions::new().cancel(context.ct.clone());
 
         // Chunk and progress events become progress notifications when the client asked for
-        // them with a progress token; the queue is bounded and drops (never blocks the tool).
-        let token = context.meta.get_progress_token();
-        let (tx, mut rx) = mpsc::channel::<String>(MAX_QUEUED_PROGRESS);
-        if token.is_some() {
-            options = options.observer(move |event: &Event| {
-                let text = match &event.data {
-                    EventData::Chunk { text } => text,
-                    EventData::Progress { message } => message,
-                    _ => return,
-                };
-                let _ = tx.try_send(bounded_message(text));
-            });
-        } else {
-            drop(tx);
-        }
-
-        let fut = self.session.call_with(call, options);
-        tokio::pin!(fut);
-        let mut progress = 0u64;
-        let mut forwarding = token.is_some();
-        let outcome = loop {
-            tokio::select! {
-                biased;
-                message = rx.recv(), if forwarding => match (message, &token) {
-                    (Some(message), Some(token)) => {
-                        progress += 1;
-                        let param = ProgressNotificationParam::new(token.clone(), progress as f64)
-                            .with_message(message);
-                        // A client gone away is the call's cancellation to notice, not ours.
-                        let _ = context.peer.notify_progress(param).await;
-                    }
-                    _ => forwarding = false,
-                },
-                outcome = &mut fut => break outcome,
+        // them with a progress token.
+        let outcome = match context.meta.get_progress_token() {
+            None => self.session.call_with(call, options).await,
+            Some(token) => {
+                self.call_reporting_progress(call, options, token, &context)
+                    .await
             }
         };
-        // What the tool emitted just before it finished still precedes the result.
-        if let Some(token) = &token {
-            while let Ok(message) = rx.try_recv() {
-                progress += 1;
-                let param = ProgressNotificationParam::new(token.clone(), progress as f64)
-                    .with_message(message);
-                let _ = context.peer.notify_progress(param).await;
-            }
-        }
 
         // Each call gets a tracker of its own: an MCP host keeps (or compacts) its context
         // itself, so a resource is never answered with "already shown".
