@@ -11,7 +11,6 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
-use tokio::sync::mpsc;
 
 use crate::call::ToolCall;
 use crate::events::{Event, EventData};
@@ -111,6 +110,32 @@ impl Drop for McpHandler {
     }
 }
 
+/// The progress messages of one call on their way to the client: bounded, dropping the
+/// newest when full (the tool never waits for a slow client).
+#[derive(Default)]
+struct ProgressQueue {
+    messages: std::sync::Mutex<std::collections::VecDeque<String>>,
+    ready: tokio::sync::Notify,
+}
+
+impl ProgressQueue {
+    fn push(&self, message: String) {
+        let mut messages = self.messages.lock().unwrap_or_else(|e| e.into_inner());
+        if messages.len() < MAX_QUEUED_PROGRESS {
+            messages.push_back(message);
+            drop(messages);
+            self.ready.notify_one();
+        }
+    }
+
+    fn pop(&self) -> Option<String> {
+        self.messages
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pop_front()
+    }
+}
+
 impl McpHandler {
     /// Runs a call whose client asked for progress: its chunk and progress events are
     /// forwarded as progress notifications (through a bounded queue that drops rather than
@@ -122,41 +147,40 @@ impl McpHandler {
         token: ProgressToken,
         context: &RequestContext<RoleServer>,
     ) -> CallOutcome {
-        let (tx, mut rx) = mpsc::channel::<String>(MAX_QUEUED_PROGRESS);
+        let queue = Arc::new(ProgressQueue::default());
+        let sink = queue.clone();
         let options = options.observer(move |event: &Event| {
             let text = match &event.data {
                 EventData::Chunk { text } => text,
                 EventData::Progress { message } => message,
                 _ => return,
             };
-            let _ = tx.try_send(bounded_message(text));
+            sink.push(bounded_message(text));
         });
         let fut = self.session.call_with(call, options);
         tokio::pin!(fut);
         let mut progress = 0u64;
-        let mut forwarding = true;
+        let mut notify = async |message: String| {
+            progress += 1;
+            let param = ProgressNotificationParam::new(token.clone(), progress as f64)
+                .with_message(message);
+            // A client gone away is the call's cancellation to notice, not ours.
+            let _ = context.peer.notify_progress(param).await;
+        };
         let outcome = loop {
             tokio::select! {
                 biased;
-                message = rx.recv(), if forwarding => match message {
-                    Some(message) => {
-                        progress += 1;
-                        let param = ProgressNotificationParam::new(token.clone(), progress as f64)
-                            .with_message(message);
-                        // A client gone away is the call's cancellation to notice, not ours.
-                        let _ = context.peer.notify_progress(param).await;
+                () = queue.ready.notified() => {
+                    while let Some(message) = queue.pop() {
+                        notify(message).await;
                     }
-                    None => forwarding = false,
-                },
+                }
                 outcome = &mut fut => break outcome,
             }
         };
         // What the tool emitted just before it finished still precedes the result.
-        while let Ok(message) = rx.try_recv() {
-            progress += 1;
-            let param = ProgressNotificationParam::new(token.clone(), progress as f64)
-                .with_message(message);
-            let _ = context.peer.notify_progress(param).await;
+        while let Some(message) = queue.pop() {
+            notify(message).await;
         }
         outcome
     }
