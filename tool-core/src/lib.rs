@@ -112,7 +112,8 @@ pub mod validate;
 
 pub use action::{Actions, Choice};
 pub use activity::{
-    ActivityRecord, ActivityStatus, ActivityStore, ActivityUpdate, InMemoryActivityStore,
+    ActivityOutput, ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate,
+    InMemoryActivityStore,
 };
 pub use call::{Arguments, ToolCall, signature_of};
 pub use context::{MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
