@@ -179,14 +179,21 @@ impl ActivityStart {
     /// The in-progress record: [`ActivityRecord::new`] with the [`input`](Self::input) and
     /// the initial data.
     pub fn into_record(self) -> ActivityRecord {
+        let (mut record, arguments) = self.split();
+        record.input = record_input(&arguments);
+        record
+    }
+
+    /// The in-progress record with a `null` input, and the arguments it leaves out.
+    fn split(self) -> (ActivityRecord, Arc<Arguments>) {
         let mut record = ActivityRecord::new(
             String::from(&*self.id),
             self.name,
-            record_input(&self.arguments),
+            Value::Null,
             self.user_facing,
         );
         record.data = self.data;
-        record
+        (record, self.arguments)
     }
 }
 
@@ -344,9 +351,7 @@ impl Kept {
             self.record.input = record_input(&args);
         }
         if let Some(output) = self.output.take() {
-            for (k, v) in output.data() {
-                self.record.data.insert(k, v);
-            }
+            self.record.apply(ActivityUpdate::MergeData(output.data()));
         }
         &self.record
     }
@@ -419,19 +424,14 @@ impl ActivityStore for InMemoryActivityStore {
     }
 
     async fn begin(&self, start: ActivityStart) {
-        let mut record = ActivityRecord::new(
-            String::from(&*start.id),
-            start.name,
-            Value::Null,
-            start.user_facing,
-        );
-        record.data = start.data;
+        let key = start.id.clone();
+        let (record, arguments) = start.split();
         let kept = Kept {
             record,
-            input: Some(start.arguments),
+            input: Some(arguments),
             output: None,
         };
-        self.keep(kept, Some(start.id));
+        self.keep(kept, Some(key));
     }
 
     async fn update(&self, id: &str, update: ActivityUpdate) {
@@ -448,10 +448,12 @@ impl ActivityStore for InMemoryActivityStore {
         if let Some(k) = inner.records.get_mut(id)
             && !k.record.status.is_terminal()
         {
-            k.record.status = output.status();
-            k.record.display_message = None;
-            k.record.error = None;
-            k.record.finished_at_ms = Some(crate::events::now_ms());
+            // Finished now; the output's data is merged when the record is read.
+            k.record.apply(ActivityUpdate::Finish {
+                status: output.status(),
+                data: None,
+                error: None,
+            });
             k.output = Some(output);
         }
     }

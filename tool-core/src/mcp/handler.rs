@@ -16,8 +16,7 @@ use crate::call::ToolCall;
 use crate::events::{Event, EventData};
 use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
-use crate::runtime::CallOutcome;
-use crate::runtime::{CallOptions, Runtime, Session, SessionConfig};
+use crate::runtime::{CallOptions, CallOutcome, Runtime, Session, SessionConfig};
 use crate::spec::Mode;
 
 use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};

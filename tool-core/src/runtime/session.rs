@@ -19,7 +19,7 @@ use crate::validate::{MAX_ARGUMENTS_BYTES, nearest};
 
 /// What [`Session::run`] learns about a call besides its result.
 struct Answer {
-    /// The tool's name, alias resolved, once it is known.
+    /// The tool's name when it was called by an alias (else the name as called stands).
     tool: Option<String>,
     /// The earlier identical call that answered this one.
     duplicate_of: Option<String>,
@@ -236,7 +236,10 @@ impl Session {
         };
         let entry = entry.clone();
         let spec = entry.spec();
-        answer.tool = Some(spec.name.to_string());
+        // Called by an alias: the outcome names the tool.
+        if spec.name != call.name.as_str() {
+            answer.tool = Some(spec.name.to_string());
+        }
 
         // A polymorphic tool's action decides permissions and approval, so its arguments are
         // parsed once up front (unless they are over the size limit, which validation
