@@ -110,7 +110,6 @@ impl Notes {
 
 struct Clock;
 
-#[async_trait::async_trait]
 impl Tool for Clock {
     type Input = NoArgs;
     type Output = String;

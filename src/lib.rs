@@ -26,7 +26,6 @@
 //!
 //! struct Greet;
 //!
-//! #[async_trait::async_trait]
 //! impl Tool for Greet {
 //!     type Input = Args;
 //!     type Output = Greeting;

@@ -83,7 +83,6 @@ async fn counter(args: CounterAction) -> ToolResult<Echo> {
 /// The same counter, written by hand on the same derived input.
 struct HandCounter;
 
-#[async_trait::async_trait]
 impl Tool for HandCounter {
     type Input = CounterAction;
     type Output = Echo;

@@ -266,7 +266,6 @@ async fn inventory_collects_registered_tools_only() {
 /// A tool written against the trait by hand.
 struct Clock;
 
-#[async_trait::async_trait]
 impl Tool for Clock {
     type Input = NoArgs;
     type Output = String;

@@ -2,9 +2,10 @@
 //!
 //! - `floor`: `serde_json::from_str` of the input type + `serde_json::to_string` of the
 //!   output, the least any dispatcher must do.
-//! - `dispatch_valid`: JSON text -> validated typed input (`DynTool::decode` against the
-//!   compiled schema) -> no-op tool (`DynTool::invoke`) -> JSON text of the output, for the
-//!   tool written with `#[tool]` (its input refuses unknown members itself: one decode).
+//! - `dispatch_valid`: JSON text -> validated typed input inside the call's future
+//!   (`DynTool::start`, against the compiled schema, as the runtime runs a call) -> no-op
+//!   tool -> JSON text of the output, for the tool written with `#[tool]` (its input refuses
+//!   unknown members itself: one decode).
 //! - `dispatch_valid_hand_written`: the same for the hand-written tool, whose input is a
 //!   plain serde struct (the general path, watching for unknown members).
 //! - `dispatch_invalid`: the `#[tool]` one with arguments that fail validation (two
@@ -79,7 +80,6 @@ async fn grep_macro(
 
 struct Noop;
 
-#[async_trait::async_trait]
 impl Tool for Noop {
     type Input = GrepArgs;
     type Output = GrepOut;
@@ -152,11 +152,11 @@ fn bench(c: &mut Criterion) {
         black_box(serde_json::to_string(&out).expect("json"));
     };
     let dispatch = |entry: &tool_core::ToolEntry| {
-        let input = entry
+        let call = entry
             .tool()
-            .decode(black_box(&valid), entry.schema())
+            .start(&ctx, black_box(&valid), entry.schema())
             .expect("valid");
-        let out = now(entry.tool().invoke(&ctx, input)).expect("ok");
+        let out = now(call).expect("ok");
         black_box(out.to_json_string().expect("json"));
     };
     let dispatch_valid = || dispatch(&entry);

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::call::Arguments;
-use crate::tool::AnyOutput;
+use crate::output::AnyOutput;
 use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// Where a call's activity stands.
@@ -320,8 +320,8 @@ impl std::fmt::Debug for InMemoryActivityStore {
 
 #[derive(Default)]
 struct MemInner {
-    /// By id; the key is shared with `order`. Boxed: the table stays small, and a new
-    /// record reuses the memory of the one it evicts, still in cache.
+    /// By id; the key is shared with `order`. Boxed: the table stays small, and a record
+    /// is made in its box once, not moved into the table.
     records: HashMap<Arc<str>, Box<Kept>, foldhash::fast::RandomState>,
     /// Ids, oldest first.
     order: VecDeque<Arc<str>>,
@@ -381,12 +381,12 @@ impl InMemoryActivityStore {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn keep(&self, kept: Kept, key: Option<Arc<str>>) {
+    fn keep(&self, kept: Box<Kept>, key: Option<Arc<str>>) {
         let mut inner = self.lock();
         let id = kept.record.id.as_str();
         // Replacing a record already kept takes no room; only a new one may evict.
         let gone = match inner.records.get_mut(id) {
-            Some(slot) => Some(std::mem::replace(&mut **slot, kept)),
+            Some(slot) => Some(std::mem::replace(slot, kept)),
             None => {
                 let mut gone = None;
                 if inner.records.len() >= self.capacity {
@@ -402,11 +402,11 @@ impl InMemoryActivityStore {
                         })
                         .unwrap_or(0);
                     if let Some(old) = inner.order.remove(pos) {
-                        gone = inner.records.remove(&old).map(|k| *k);
+                        gone = inner.records.remove(&old);
                     }
                 }
                 let id = key.unwrap_or_else(|| Arc::from(kept.record.id.as_str()));
-                inner.records.insert(id.clone(), Box::new(kept));
+                inner.records.insert(id.clone(), kept);
                 inner.order.push_back(id);
                 gone
             }
@@ -420,17 +420,17 @@ impl InMemoryActivityStore {
 #[async_trait]
 impl ActivityStore for InMemoryActivityStore {
     async fn create(&self, record: ActivityRecord) {
-        self.keep(Kept::new(record), None);
+        self.keep(Box::new(Kept::new(record)), None);
     }
 
     async fn begin(&self, start: ActivityStart) {
         let key = start.id.clone();
         let (record, arguments) = start.split();
-        let kept = Kept {
+        let kept = Box::new(Kept {
             record,
             input: Some(arguments),
             output: None,
-        };
+        });
         self.keep(kept, Some(key));
     }
 

@@ -3,7 +3,7 @@
 
 use std::any::{Any, TypeId, type_name};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use serde_json::{Map, Value};
@@ -144,7 +144,6 @@ impl SessionState {
 
 /// What a tool gets while it runs: the call's identity, the session, the host's services,
 /// a cancellation token and deadline, and handles to report progress.
-#[derive(Clone)]
 pub struct ToolContext {
     pub(crate) call_id: Arc<str>,
     pub(crate) tool: Arc<str>,
@@ -152,13 +151,42 @@ pub struct ToolContext {
     pub(crate) session: Arc<SessionState>,
     pub(crate) services: Arc<Services>,
     pub(crate) session_services: Arc<Services>,
-    pub(crate) cancel: CancellationToken,
-    pub(crate) deadline: Option<Instant>,
+    /// The token the call's own is a child of (the session's, or the call's under
+    /// `Session::call_with`).
+    pub(crate) parent: CancellationToken,
+    /// The call's token, made when first asked for: a call whose tool never looks at it (nor
+    /// is cancelled) makes none.
+    pub(crate) cancel: OnceLock<CancellationToken>,
+    /// Set once the call has its concurrency slot (its future is made before, and borrows
+    /// the context).
+    pub(crate) deadline: OnceLock<Instant>,
     pub(crate) events: EventStream,
     pub(crate) activities: Arc<dyn ActivityStore>,
     /// Sees this call's chunk and progress events too (a per-call watcher, such as the MCP
     /// server forwarding them as progress notifications).
     pub(crate) observer: Option<crate::runtime::CallObserver>,
+}
+
+/// A clone shares the call's cancellation token (made now if it was not yet), so the
+/// runtime's cancellation reaches every clone.
+impl Clone for ToolContext {
+    fn clone(&self) -> Self {
+        let cancel = OnceLock::from(self.cancellation().clone());
+        ToolContext {
+            call_id: self.call_id.clone(),
+            tool: self.tool.clone(),
+            mode: self.mode,
+            session: self.session.clone(),
+            services: self.services.clone(),
+            session_services: self.session_services.clone(),
+            parent: self.parent.clone(),
+            cancel,
+            deadline: self.deadline.clone(),
+            events: self.events.clone(),
+            activities: self.activities.clone(),
+            observer: self.observer.clone(),
+        }
+    }
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -182,8 +210,9 @@ impl ToolContext {
             session: Arc::new(SessionState::default()),
             services: Arc::new(services),
             session_services: Arc::new(Services::new()),
-            cancel: CancellationToken::new(),
-            deadline: None,
+            parent: CancellationToken::new(),
+            cancel: OnceLock::new(),
+            deadline: OnceLock::new(),
             events: EventStream::new(),
             activities: Arc::new(InMemoryActivityStore::new()),
             observer: None,
@@ -236,17 +265,25 @@ impl ToolContext {
 
     /// The call's cancellation token: cancelled at the deadline or when the host cancels.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancel
+        self.cancel.get_or_init(|| self.parent.child_token())
     }
 
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        match self.cancel.get() {
+            Some(token) => token.is_cancelled(),
+            None => self.parent.is_cancelled(),
+        }
+    }
+
+    /// Cancels the call's token (the deadline passed, or the call was abandoned).
+    pub(crate) fn cancel_call(&self) {
+        self.cancellation().cancel();
     }
 
     /// When the call must be done by.
     pub fn deadline(&self) -> Option<Instant> {
-        self.deadline
+        self.deadline.get().copied()
     }
 
     /// Streams a chunk of output (`TOOL_OUTPUT_CHUNK`).

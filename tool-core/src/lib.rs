@@ -61,7 +61,6 @@
 //!
 //! struct Add;
 //!
-//! #[async_trait::async_trait]
 //! impl Tool for Add {
 //!     type Input = AddArgs;
 //!     type Output = Sum;
@@ -101,6 +100,7 @@ mod error;
 pub mod events;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+mod output;
 pub mod provider;
 mod registry;
 mod render;
@@ -119,6 +119,7 @@ pub use call::{Arguments, ToolCall, signature_of};
 pub use context::{MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
 pub use error::{ErrorKind, Problem, RegistryError, SpecError, ToolError};
 pub use events::{Event, EventData, EventFilter, EventKind, EventStream, Subscription};
+pub use output::AnyOutput;
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
 pub use runtime::{
@@ -130,7 +131,7 @@ pub use spec::{
     ActionSet, ActionSpec, Annotations, MAX_NAME_LEN, Mode, Permission, PermissionSet, ToolSpec,
     validate_name,
 };
-pub use tool::{AnyOutput, DecodedInput, DynTool, Tool};
+pub use tool::{DecodedInput, DynTool, Tool, ToolFuture};
 
 /// A shorthand for a tool's result.
 pub type ToolResult<T> = Result<T, ToolError>;
@@ -138,7 +139,6 @@ pub type ToolResult<T> = Result<T, ToolError>;
 /// Items the macros of `tool-macros` expand to. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
-    pub use async_trait::async_trait;
     pub use inventory;
     pub use schemars;
     pub use serde;

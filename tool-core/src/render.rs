@@ -115,7 +115,7 @@ impl ResourcesTracker {
     /// appears at its newest occurrence only. Returns the texts in the same order.
     pub fn render_history<'a, I>(outputs: I) -> Vec<String>
     where
-        I: IntoIterator<Item = &'a dyn crate::tool::AnyOutput>,
+        I: IntoIterator<Item = &'a dyn crate::output::AnyOutput>,
         I::IntoIter: DoubleEndedIterator,
     {
         let mut tracker = ResourcesTracker::new();

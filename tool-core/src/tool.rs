@@ -1,6 +1,8 @@
 //! The [`Tool`] trait a tool implements, and [`DynTool`], its object-safe erasure.
 
 use std::any::Any;
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -12,7 +14,8 @@ use serde_json::Value;
 use crate::call::Arguments;
 use crate::context::ToolContext;
 use crate::error::ToolError;
-use crate::render::{Render, ResourcesTracker};
+use crate::output::{AnyOutput, Serialized};
+use crate::render::Render;
 use crate::spec::ToolSpec;
 use crate::validate::CompiledSchema;
 
@@ -39,7 +42,6 @@ use crate::validate::CompiledSchema;
 ///
 /// struct Echo;
 ///
-/// #[async_trait::async_trait]
 /// impl Tool for Echo {
 ///     type Input = EchoArgs;
 ///     type Output = Echoed;
@@ -51,7 +53,6 @@ use crate::validate::CompiledSchema;
 ///     }
 /// }
 /// ```
-#[async_trait]
 pub trait Tool: Send + Sync + 'static {
     /// The arguments, deserialized from the call. Its schema is the input schema.
     type Input: DeserializeOwned + JsonSchema + Send + 'static;
@@ -88,64 +89,13 @@ pub trait Tool: Send + Sync + 'static {
         schema.decode(args)
     }
 
-    /// Runs the tool.
-    async fn call(&self, ctx: &ToolContext, input: Self::Input) -> Result<Self::Output, ToolError>;
-}
-
-/// A finished tool's output, erased: its JSON and its renderings.
-pub trait AnyOutput: Send + Sync + 'static {
-    /// The structured result.
-    fn to_value(&self) -> Result<Value, ToolError>;
-    /// The structured result as compact JSON text.
-    fn to_json_string(&self) -> Result<String, ToolError>;
-    /// The status line, if the output has its own.
-    fn status(&self) -> Option<String>;
-    /// The text for the model: the output's own rendering or its compact JSON.
-    fn model_text(&self, tracker: &mut ResourcesTracker) -> String;
-    /// The output's own rendering for the model, `None` when it has none (its compact JSON
-    /// stands for it then). By default the [`model_text`](AnyOutput::model_text).
-    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
-        Some(self.model_text(tracker))
-    }
-    /// Whether the output reports success.
-    fn is_success(&self) -> bool;
-    /// The output as `Any`, to downcast to the concrete type.
-    fn as_any(&self) -> &dyn Any;
-}
-
-fn serialize_error(e: serde_json::Error) -> ToolError {
-    ToolError::system(format!("the tool's output could not be serialized: {e}"))
-}
-
-impl<T> AnyOutput for T
-where
-    T: Serialize + Render + Send + Sync + 'static,
-{
-    fn to_value(&self) -> Result<Value, ToolError> {
-        serde_json::to_value(self).map_err(serialize_error)
-    }
-    fn to_json_string(&self) -> Result<String, ToolError> {
-        serde_json::to_string(self).map_err(serialize_error)
-    }
-    fn status(&self) -> Option<String> {
-        Render::status(self)
-    }
-    fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
-        match Render::render(self, tracker) {
-            Some(text) => text,
-            None => serde_json::to_string(self)
-                .unwrap_or_else(|e| format!("(output not serializable: {e})")),
-        }
-    }
-    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
-        Render::render(self, tracker)
-    }
-    fn is_success(&self) -> bool {
-        Render::is_success(self)
-    }
-    fn as_any(&self) -> &dyn Any {
-        self
-    }
+    /// Runs the tool. Write it as an `async fn`; its future must be `Send` (a call may run
+    /// on any thread of a multi-threaded runtime).
+    fn call(
+        &self,
+        ctx: &ToolContext,
+        input: Self::Input,
+    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 }
 
 /// The error of an input decoded for another tool (not generic: one copy for every tool).
@@ -156,6 +106,10 @@ fn wrong_input_type() -> ToolError {
 
 /// A decoded, validated input waiting to be run (the typed input behind `Any`).
 pub type DecodedInput = Box<dyn Any + Send>;
+
+/// A call's future, as [`DynTool::start`] makes it: the tool's output or its error.
+pub type ToolFuture<'a> =
+    Pin<Box<dyn Future<Output = Result<Arc<dyn AnyOutput>, ToolError>> + Send + 'a>>;
 
 /// The object-safe form of a tool, as the registry stores it. Every [`Tool`] is a `DynTool`;
 /// implement it directly only for tools whose input is not a Rust type (a proxy for remote
@@ -174,6 +128,19 @@ pub trait DynTool: Send + Sync + 'static {
         ctx: &ToolContext,
         input: DecodedInput,
     ) -> Result<Arc<dyn AnyOutput>, ToolError>;
+
+    /// Validates and decodes the arguments and makes the call's future, not yet polled: what
+    /// the runtime runs. By default [`DynTool::decode`] then [`DynTool::invoke`]; a
+    /// [`Tool`] keeps its typed input inside the future instead (one allocation for both).
+    fn start<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        args: &Arguments,
+        schema: &CompiledSchema,
+    ) -> Result<ToolFuture<'a>, ToolError> {
+        let input = self.decode(args, schema)?;
+        Ok(self.invoke(ctx, input))
+    }
 }
 
 #[async_trait]
@@ -201,6 +168,19 @@ impl<T: Tool> DynTool for T {
             .downcast::<T::Input>()
             .map_err(|_| wrong_input_type())?;
         let output = self.call(ctx, *input).await?;
-        Ok(Arc::new(output))
+        Ok(Arc::new(Serialized::new(output)))
+    }
+
+    fn start<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        args: &Arguments,
+        schema: &CompiledSchema,
+    ) -> Result<ToolFuture<'a>, ToolError> {
+        let input = self.decode_input(args, schema)?;
+        Ok(Box::pin(async move {
+            let output = self.call(ctx, input).await?;
+            Ok(Arc::new(Serialized::new(output)) as Arc<dyn AnyOutput>)
+        }))
     }
 }

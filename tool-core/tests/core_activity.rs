@@ -108,7 +108,6 @@ async fn a_failed_call_records_its_error() {
 /// A tool the UI does not show.
 struct Hidden;
 
-#[async_trait::async_trait]
 impl Tool for Hidden {
     type Input = tool_core::NoArgs;
     type Output = serde_json::Value;

@@ -25,7 +25,6 @@ struct LimitedArgs {
     q: String,
 }
 
-#[async_trait::async_trait]
 impl Tool for Limited {
     type Input = LimitedArgs;
     type Output = Value;
@@ -111,7 +110,6 @@ struct Missing;
 /// Reads services.
 struct Greeter;
 
-#[async_trait::async_trait]
 impl Tool for Greeter {
     type Input = tool_core::NoArgs;
     type Output = Value;
@@ -192,7 +190,6 @@ async fn a_detached_context_for_unit_tests() {
 #[tokio::test]
 async fn the_context_knows_its_call() {
     struct Who;
-    #[async_trait::async_trait]
     impl Tool for Who {
         type Input = tool_core::NoArgs;
         type Output = Value;

@@ -141,7 +141,6 @@ fn mode_registry() -> Registry {
 /// Only offered in MCP mode.
 struct Mcp;
 
-#[async_trait::async_trait]
 impl tool_core::Tool for Mcp {
     type Input = tool_core::NoArgs;
     type Output = Value;

@@ -14,7 +14,6 @@ use tool_core::{
 #[derive(Clone)]
 struct Named(ToolSpec);
 
-#[async_trait::async_trait]
 impl Tool for Named {
     type Input = tool_core::NoArgs;
     type Output = Value;
@@ -40,7 +39,6 @@ struct ProbeOut {
 }
 impl Render for ProbeOut {}
 
-#[async_trait::async_trait]
 impl Tool for InventoryProbe {
     type Input = tool_core::NoArgs;
     type Output = ProbeOut;
@@ -272,7 +270,6 @@ fn invalid_names_are_errors_at_build_with_the_place() {
 /// A tool whose input schema is broken.
 struct Broken;
 
-#[async_trait::async_trait]
 impl Tool for Broken {
     type Input = tool_core::NoArgs;
     type Output = Value;

@@ -50,7 +50,6 @@ impl Render for FileOut {
 
 struct Read;
 
-#[async_trait::async_trait]
 impl Tool for Read {
     type Input = ReadArgs;
     type Output = FileOut;

@@ -101,7 +101,6 @@ async fn permissions_of_the_tool_and_of_the_action() {
 #[derive(Clone)]
 struct Named(ToolSpec);
 
-#[async_trait::async_trait]
 impl Tool for Named {
     type Input = tool_core::NoArgs;
     type Output = Value;

@@ -227,3 +227,145 @@ async fn an_abandoned_call_stops_its_tool_and_frees_its_duplicates() {
     assert_eq!(again.duplicate_of, None);
     assert_kind(expect_err(&again), ErrorKind::Timeout);
 }
+
+/// Clones its context before anything asked for the call's token (the runtime makes the
+/// token only when first asked for), hands the clone to a task of its own, then sleeps.
+#[derive(Clone, Default)]
+struct Handoff {
+    /// Set by the task once the clone's token fired.
+    seen: std::sync::Arc<tokio::sync::Notify>,
+}
+
+impl tool_core::Tool for Handoff {
+    type Input = tool_core::NoArgs;
+    type Output = serde_json::Value;
+    fn spec(&self) -> tool_core::ToolSpec {
+        tool_core::ToolSpec::new("handoff", "Hand the context to a task.")
+            .timeout(Duration::from_millis(50))
+    }
+    async fn call(
+        &self,
+        ctx: &tool_core::ToolContext,
+        _: tool_core::NoArgs,
+    ) -> Result<serde_json::Value, tool_core::ToolError> {
+        assert!(!ctx.is_cancelled());
+        let clone = ctx.clone();
+        let seen = self.seen.clone();
+        tokio::spawn(async move {
+            clone.cancellation().cancelled().await;
+            seen.notify_one();
+        });
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        Ok(json!({}))
+    }
+}
+
+#[tokio::test]
+async fn a_context_cloned_before_its_token_was_made_sees_the_deadline() {
+    let tool = Handoff::default();
+    let session = session_of(|b| b.register(tool.clone()));
+    let out = session.call(call("c1", "handoff", json!({}))).await;
+    assert_kind(expect_err(&out), ErrorKind::Timeout);
+    tokio::time::timeout(Duration::from_secs(10), tool.seen.notified())
+        .await
+        .expect("the clone's token fired at the deadline");
+}
+
+/// Answers whether its call is cancelled, never asking for the token itself.
+struct Cancelled;
+
+impl tool_core::Tool for Cancelled {
+    type Input = tool_core::NoArgs;
+    type Output = serde_json::Value;
+    fn spec(&self) -> tool_core::ToolSpec {
+        tool_core::ToolSpec::new("cancelled", "Whether the call is cancelled.")
+    }
+    async fn call(
+        &self,
+        ctx: &tool_core::ToolContext,
+        _: tool_core::NoArgs,
+    ) -> Result<serde_json::Value, tool_core::ToolError> {
+        Ok(json!({"cancelled": ctx.is_cancelled()}))
+    }
+}
+
+#[tokio::test]
+async fn a_call_that_never_made_its_token_is_not_cancelled() {
+    let session = session_of(|b| b.register(Cancelled));
+    let out = session.call(call("c1", "cancelled", json!({}))).await;
+    assert_eq!(out.to_json(), json!({"cancelled": false}));
+}
+
+/// Sleeps with a guard that records, when the tool's future is dropped, whether its token
+/// had fired by then.
+#[derive(Clone, Default)]
+struct Guarded {
+    started: std::sync::Arc<tokio::sync::Notify>,
+    cancelled_at_drop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+struct DropGuard(
+    tokio_util::sync::CancellationToken,
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+);
+
+impl Drop for DropGuard {
+    fn drop(&mut self) {
+        self.1
+            .store(self.0.is_cancelled(), std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+impl tool_core::Tool for Guarded {
+    type Input = tool_core::NoArgs;
+    type Output = serde_json::Value;
+    fn spec(&self) -> tool_core::ToolSpec {
+        tool_core::ToolSpec::new("guarded", "Sleep with a guard.")
+    }
+    async fn call(
+        &self,
+        ctx: &tool_core::ToolContext,
+        _: tool_core::NoArgs,
+    ) -> Result<serde_json::Value, tool_core::ToolError> {
+        let _guard = DropGuard(ctx.cancellation().clone(), self.cancelled_at_drop.clone());
+        self.started.notify_one();
+        tokio::time::sleep(Duration::from_secs(30)).await;
+        Ok(json!({}))
+    }
+}
+
+#[tokio::test]
+async fn a_call_cancelled_by_its_own_token_fires_the_tools_token_before_dropping_it() {
+    let tool = Guarded::default();
+    let session = session_of(|b| b.register(tool.clone()).register(Add));
+    let token = tokio_util::sync::CancellationToken::new();
+    let started = tool.started.notified();
+    let call_token = token.clone();
+    let running = session.call_with(
+        call("c1", "guarded", json!({})),
+        tool_core::CallOptions::new().cancel(call_token),
+    );
+    let (out, ()) = tokio::join!(running, async {
+        started.await;
+        token.cancel();
+    });
+    assert_kind(expect_err(&out), ErrorKind::Cancelled);
+    assert!(
+        tool.cancelled_at_drop
+            .load(std::sync::atomic::Ordering::SeqCst),
+        "the tool's guard saw its token cancelled"
+    );
+    let record = session
+        .runtime()
+        .activities()
+        .get(&out.activity_id)
+        .await
+        .expect("record");
+    assert_eq!(record.status, ActivityStatus::Failure);
+
+    // The call's token was the call's alone: the session goes on.
+    let out = session
+        .call(call("c2", "add", json!({"a": 1, "b": 2})))
+        .await;
+    assert!(out.result.is_ok(), "{}", out.to_json());
+}

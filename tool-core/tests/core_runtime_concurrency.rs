@@ -25,7 +25,6 @@ struct Gauge {
     max: Arc<AtomicUsize>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Gauge {
     type Input = CountedArgs;
     type Output = Value;
@@ -82,7 +81,6 @@ async fn a_queued_call_does_not_spend_its_deadline_waiting() {
         ..Sleepy::default()
     };
     struct Quick(Sleepy);
-    #[async_trait::async_trait]
     impl Tool for Quick {
         type Input = SleepArgs;
         type Output = Value;

@@ -17,7 +17,6 @@ struct Keyed {
     context: Option<&'static str>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Keyed {
     type Input = CountedArgs;
     type Output = CountedOut;

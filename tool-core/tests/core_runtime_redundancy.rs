@@ -145,7 +145,6 @@ struct CounterArgs {
     value: Option<i64>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Counter {
     type Input = CounterArgs;
     type Output = Value;
@@ -177,7 +176,6 @@ struct Plain {
     read_only: bool,
 }
 
-#[async_trait::async_trait]
 impl Tool for Plain {
     type Input = tool_core::NoArgs;
     type Output = Value;

@@ -84,7 +84,6 @@ enum Either {
 impl tool_core::Render for Either {}
 
 struct Lookup;
-#[async_trait::async_trait]
 impl Tool for Lookup {
     type Input = AddArgs;
     type Output = Looked;
@@ -103,7 +102,6 @@ impl Tool for Lookup {
 }
 
 struct Loose;
-#[async_trait::async_trait]
 impl Tool for Loose {
     type Input = AddArgs;
     type Output = Either;
@@ -201,7 +199,6 @@ async fn a_session_calls_the_typed_tool_through_its_erasure() {
 /// A tool with unit input and output.
 struct Unit;
 
-#[async_trait::async_trait]
 impl Tool for Unit {
     type Input = ();
     type Output = ();

@@ -188,7 +188,6 @@ struct EditArgs {
 /// A polymorphic tool whose `replace` action requires `content`.
 struct Edit;
 
-#[async_trait::async_trait]
 impl Tool for Edit {
     type Input = EditArgs;
     type Output = Value;

@@ -165,7 +165,6 @@ struct PagedArgs {
 /// Echoes its integers.
 struct Paged;
 
-#[async_trait::async_trait]
 impl Tool for Paged {
     type Input = PagedArgs;
     type Output = Value;

@@ -97,7 +97,7 @@ impl McpParts {
     pub fn of(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> McpParts {
         let text = outcome.model_text(tracker);
         let structured = match &outcome.result {
-            Ok(output) => output.to_value().ok().filter(Value::is_object),
+            Ok(output) => output.value_once().ok().filter(Value::is_object),
             Err(_) => None,
         };
         McpParts {

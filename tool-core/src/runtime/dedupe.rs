@@ -9,6 +9,7 @@ use serde_json::Value;
 use tokio::sync::watch;
 
 use super::execute::cancelled_error;
+use super::session::Scope;
 use super::{MAX_DEDUPE_ENTRIES, Session, SharedResult};
 use crate::activity::ActivityStart;
 use crate::call::{Arguments, signature_of_arguments};
@@ -106,6 +107,7 @@ impl Session {
         spec: &ToolSpec,
         arguments: &Arc<Arguments>,
         rx: &mut ResultSlot,
+        scope: &Scope,
     ) -> SharedResult {
         let mut start = ActivityStart::new(
             activity_id.clone(),
@@ -126,7 +128,7 @@ impl Session {
                 ))
                 .with_signature(signature_of_arguments(&spec.name, arguments))),
             },
-            _ = self.cancel.cancelled() => {
+            () = scope.cancelled(&self.cancel) => {
                 Err(cancelled_error().with_signature(signature_of_arguments(&spec.name, arguments)))
             }
         };

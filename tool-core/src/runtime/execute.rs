@@ -4,23 +4,24 @@
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::{Pin, pin};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
 use super::dedupe::DedupeKey;
-use super::outcome::Serialized;
+use super::session::Scope;
 use super::{ApprovalDecision, ApprovalRequest, Session, SharedResult};
 use crate::activity::{ActivityOutput, ActivityStart, ActivityStatus, ActivityUpdate};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
 use crate::context::ToolContext;
 use crate::error::{ErrorKind, ToolError};
 use crate::events::{Event, EventData, EventKind};
+use crate::output::keep_tree;
 use crate::registry::ToolEntry;
 use crate::spec::ToolSpec;
+use crate::tool::ToolFuture;
 use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// A validated call that passed the redundancy check, ready for the approval gate.
@@ -34,6 +35,10 @@ pub(super) struct Prepared<'a> {
     /// For a call that writes (not read-only) while the redundancy check is on, its key:
     /// once it has run, the turn forgets every other call.
     pub(super) writes: Option<DedupeKey>,
+    /// The context the call's future borrows.
+    pub(super) ctx: &'a ToolContext,
+    /// The call's own token and observer.
+    pub(super) scope: &'a Scope,
 }
 
 impl Session {
@@ -139,13 +144,34 @@ impl Session {
         }
     }
 
+    /// The context a call of `entry` runs with; its cancellation token is a child of the
+    /// session's.
+    pub(super) fn context(
+        &self,
+        activity_id: &Arc<str>,
+        entry: &ToolEntry,
+        scope: &Scope,
+    ) -> ToolContext {
+        let inner = &self.runtime.inner;
+        ToolContext {
+            call_id: activity_id.clone(),
+            tool: entry.shared_name().clone(),
+            mode: self.mode,
+            session: self.state.clone(),
+            services: inner.services.clone(),
+            session_services: self.services.clone(),
+            parent: self.cancel.clone(),
+            cancel: OnceLock::new(),
+            deadline: OnceLock::new(),
+            events: inner.events.clone(),
+            activities: inner.activities.clone(),
+            observer: scope.observer(&self.observer),
+        }
+    }
+
     /// The approval gate, then the run: in a concurrency slot, under a deadline, with a
     /// cancellation token, its panic caught.
-    pub(super) async fn execute(
-        &self,
-        p: Prepared<'_>,
-        decoded: crate::tool::DecodedInput,
-    ) -> SharedResult {
+    pub(super) async fn execute(&self, p: Prepared<'_>, future: ToolFuture<'_>) -> SharedResult {
         let inner = &self.runtime.inner;
         let spec = p.entry.spec();
         let (call, activity_id, arguments) = (p.call, p.activity_id, p.arguments);
@@ -208,21 +234,7 @@ impl Session {
         // a cancellation token the deadline and the session both cancel. The tool's future is
         // polled here, not on a task of its own: a panic in it is caught where it is polled,
         // and if this call is dropped (its caller gave up), the tool is dropped with it.
-        let cancel = self.cancel.child_token();
-        let mut ctx = ToolContext {
-            call_id: activity_id.clone(),
-            tool: p.entry.shared_name().clone(),
-            mode: self.mode,
-            session: self.state.clone(),
-            services: inner.services.clone(),
-            session_services: self.services.clone(),
-            cancel: cancel.clone(),
-            deadline: None,
-            events: inner.events.clone(),
-            activities: inner.activities.clone(),
-            observer: self.observer.clone(),
-        };
-        let tool = p.entry.tool();
+        let ctx = p.ctx;
         let run = async {
             let _permit = inner.limiter.acquire().await;
             // The deadline counts from here. A new timer rather than a reset of the first:
@@ -230,15 +242,17 @@ impl Session {
             // timer is registered only when first polled, so a call that is done before the
             // deadline is first polled never touches the driver.
             let mut timer = pin!(tokio::time::sleep(timeout));
-            ctx.deadline = Instant::now().checked_add(timeout);
-            let invoked = CatchUnwind(tool.invoke(&ctx, decoded));
+            if let Some(deadline) = Instant::now().checked_add(timeout) {
+                let _ = ctx.deadline.set(deadline);
+            }
+            let invoked = CatchUnwind(future);
             tokio::select! {
                 // The tool first, as `tokio::time::timeout` polls it: a result that is ready
                 // when the deadline passes still counts.
                 biased;
                 result = invoked => result.unwrap_or_else(|Panicked| Err(panicked_error())),
                 () = &mut timer => {
-                    ctx.cancel.cancel();
+                    ctx.cancel_call();
                     Err(ToolError::new(
                         ErrorKind::Timeout,
                         format!("the call did not finish within {}", human_duration(timeout)),
@@ -251,10 +265,16 @@ impl Session {
         };
         // Until the tool has answered, dropping this call cancels its token, so whatever
         // the tool started on it stops too.
-        let guard = CancelOnDrop(Some(cancel));
+        let guard = CancelOnDrop(Some(ctx));
+        // Cancelled: the tool's token fires before its future is dropped, so a guard in the
+        // tool sees it.
+        let cancelled = async {
+            p.scope.cancelled(&self.cancel).await;
+            ctx.cancel_call();
+        };
         let result: SharedResult = tokio::select! {
             biased;
-            () = self.cancel.cancelled() => Err(cancelled_error()),
+            () = cancelled => Err(cancelled_error()),
             result = run => {
                 guard.disarm();
                 result
@@ -262,7 +282,7 @@ impl Session {
         };
         // The output's JSON, made once: the activity record, the END event, the outcome and
         // a duplicate's answer all read it.
-        let result = result.map(Serialized::wrap);
+        let result = result.map(keep_tree);
         // A write has run (or began to): what the turn answered before may be stale.
         if let Some(key) = &p.writes {
             self.invalidate_turn(key, &call.id);
@@ -275,18 +295,18 @@ impl Session {
 
 /// Cancels a call's token when dropped, unless disarmed: when the call is answered before
 /// its tool (the session was cancelled) or abandoned by its caller.
-struct CancelOnDrop(Option<CancellationToken>);
+struct CancelOnDrop<'a>(Option<&'a ToolContext>);
 
-impl CancelOnDrop {
+impl CancelOnDrop<'_> {
     fn disarm(mut self) {
         self.0 = None;
     }
 }
 
-impl Drop for CancelOnDrop {
+impl Drop for CancelOnDrop<'_> {
     fn drop(&mut self) {
-        if let Some(token) = self.0.take() {
-            token.cancel();
+        if let Some(ctx) = self.0.take() {
+            ctx.cancel_call();
         }
     }
 }

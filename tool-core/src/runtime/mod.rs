@@ -66,9 +66,9 @@ use crate::activity::{ActivityStore, InMemoryActivityStore};
 use crate::context::{Services, SessionState};
 use crate::error::ToolError;
 use crate::events::EventStream;
+use crate::output::AnyOutput;
 use crate::registry::Registry;
 use crate::spec::{Mode, PermissionSet};
-use crate::tool::AnyOutput;
 use dedupe::TurnCache;
 
 /// The default deadline of a call whose tool sets none.

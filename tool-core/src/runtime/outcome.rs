@@ -1,14 +1,13 @@
 //! [`CallOutcome`]: what a call answers with, and what the host needs to answer the provider.
 
-use std::any::Any;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::error::ToolError;
+use crate::output::AnyOutput;
 use crate::render::ResourcesTracker;
-use crate::tool::AnyOutput;
 
 /// The result of one call, with what the host needs to answer the provider.
 ///
@@ -112,60 +111,5 @@ impl CallOutcome {
             Ok(o) => o.model_text(tracker),
             Err(e) => e.to_json().to_string(),
         }
-    }
-}
-
-/// A tool's output with its JSON tree made at most once, when first asked for: the activity
-/// record, the END event, [`CallOutcome::to_json`] and the answers of duplicate calls share
-/// it. JSON text is written from the tree when it is there, else straight from the output
-/// (no tree in between). Everything else is the output's own ([`AnyOutput::as_any`] gives
-/// the tool's type).
-pub(super) struct Serialized {
-    output: Arc<dyn AnyOutput>,
-    json: OnceLock<Result<Value, ToolError>>,
-}
-
-impl Serialized {
-    pub(super) fn wrap(output: Arc<dyn AnyOutput>) -> Arc<dyn AnyOutput> {
-        Arc::new(Serialized {
-            output,
-            json: OnceLock::new(),
-        })
-    }
-
-    fn tree(&self) -> &Result<Value, ToolError> {
-        self.json.get_or_init(|| self.output.to_value())
-    }
-}
-
-impl AnyOutput for Serialized {
-    fn to_value(&self) -> Result<Value, ToolError> {
-        self.tree().clone()
-    }
-    fn to_json_string(&self) -> Result<String, ToolError> {
-        match self.json.get() {
-            Some(Ok(v)) => Ok(v.to_string()),
-            _ => self.output.to_json_string(),
-        }
-    }
-    fn status(&self) -> Option<String> {
-        self.output.status()
-    }
-    fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
-        match self.output.rendered(tracker) {
-            Some(text) => text,
-            None => self
-                .to_json_string()
-                .unwrap_or_else(|_| self.output.model_text(tracker)),
-        }
-    }
-    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
-        self.output.rendered(tracker)
-    }
-    fn is_success(&self) -> bool {
-        self.output.is_success()
-    }
-    fn as_any(&self) -> &dyn Any {
-        self.output.as_any()
     }
 }

@@ -17,6 +17,40 @@ use crate::registry::ToolEntry;
 use crate::spec::{Mode, PermissionSet};
 use crate::validate::{MAX_ARGUMENTS_BYTES, nearest};
 
+/// What one call adds to its session: its own cancellation token and observer
+/// ([`CallOptions`]).
+#[derive(Default)]
+pub(super) struct Scope {
+    cancel: Option<CancellationToken>,
+    observer: Option<CallObserver>,
+}
+
+impl Scope {
+    /// Whether the session or the call was cancelled.
+    pub(super) fn is_cancelled(&self, session: &CancellationToken) -> bool {
+        session.is_cancelled() || self.cancel.as_ref().is_some_and(|t| t.is_cancelled())
+    }
+
+    /// Completes once the session or the call is cancelled.
+    pub(super) async fn cancelled(&self, session: &CancellationToken) {
+        match &self.cancel {
+            None => session.cancelled().await,
+            Some(call) => {
+                tokio::select! {
+                    biased;
+                    () = session.cancelled() => {}
+                    () = call.cancelled() => {}
+                }
+            }
+        }
+    }
+
+    /// The call's observer, else the session's.
+    pub(super) fn observer(&self, session: &Option<CallObserver>) -> Option<CallObserver> {
+        self.observer.clone().or_else(|| session.clone())
+    }
+}
+
 /// What [`Session::run`] learns about a call besides its result.
 struct Answer {
     /// The tool's name when it was called by an alias (else the name as called stands).
@@ -135,24 +169,11 @@ impl Session {
     /// path: the tool's token fires, the answer is a `cancelled` error and the activity ends
     /// `failure`.
     pub async fn call_with(&self, call: ToolCall, options: CallOptions) -> CallOutcome {
-        let this = Session {
-            cancel: self.cancel.child_token(),
-            observer: options.observer.or_else(|| self.observer.clone()),
-            ..self.clone()
+        let scope = Scope {
+            cancel: options.cancel,
+            observer: options.observer,
         };
-        let Some(token) = options.cancel else {
-            return this.call(call).await;
-        };
-        let call_cancel = this.cancel.clone();
-        let fut = this.call(call);
-        tokio::pin!(fut);
-        tokio::select! {
-            outcome = &mut fut => outcome,
-            () = token.cancelled() => {
-                call_cancel.cancel();
-                fut.await
-            }
-        }
+        self.call_in(call, &scope).await
     }
 
     /// Runs several calls concurrently, answering in the order given.
@@ -194,7 +215,11 @@ impl Session {
     /// a deadline. Without the driver the call does not run, and is answered with a
     /// `system_error` that says so (tokio's own panic message is caught on the way, so it is
     /// printed by the panic hook; a build with `panic = "abort"` aborts there instead).
-    pub async fn call(&self, mut call: ToolCall) -> CallOutcome {
+    pub async fn call(&self, call: ToolCall) -> CallOutcome {
+        self.call_in(call, &Scope::default()).await
+    }
+
+    async fn call_in(&self, mut call: ToolCall, scope: &Scope) -> CallOutcome {
         let started = Instant::now();
         // Activity ids are unique in the process, not only in this runtime: runtimes may
         // share one activity store.
@@ -209,7 +234,9 @@ impl Session {
             tool: None,
             duplicate_of: None,
         };
-        let result = self.run(&call, arguments, &activity_id, &mut answer).await;
+        let result = self
+            .run(&call, arguments, &activity_id, &mut answer, scope)
+            .await;
         CallOutcome {
             call_id: call.id,
             activity_id: String::from(&*activity_id),
@@ -226,6 +253,7 @@ impl Session {
         arguments: Arc<Arguments>,
         activity_id: &Arc<str>,
         answer: &mut Answer,
+        scope: &Scope,
     ) -> SharedResult {
         let inner = &self.runtime.inner;
         let Some(entry) = self.lookup(&call.name) else {
@@ -265,8 +293,8 @@ impl Session {
         let arguments = &arguments;
         let signature = || signature_of_arguments(&spec.name, arguments);
 
-        // A cancelled session runs nothing more.
-        if self.cancel.is_cancelled() {
+        // A cancelled session runs nothing more (nor a call cancelled before it began).
+        if scope.is_cancelled(&self.cancel) {
             let err = cancelled_error().with_signature(signature());
             return self.refuse(activity_id, spec, arguments, err).await;
         }
@@ -291,9 +319,11 @@ impl Session {
             return self.refuse(activity_id, spec, arguments, err).await;
         }
 
-        // Validation.
-        let decoded = match entry.tool().decode(arguments, entry.schema()) {
-            Ok(d) => d,
+        // Validation. The typed input goes straight into the call's future, made here and
+        // polled once the call has passed the gates below.
+        let ctx = self.context(activity_id, &entry, scope);
+        let future = match entry.tool().start(&ctx, arguments, entry.schema()) {
+            Ok(f) => f,
             Err(e) => {
                 let e = sign(e, signature);
                 return self.refuse(activity_id, spec, arguments, e).await;
@@ -310,7 +340,7 @@ impl Session {
                 Admission::Duplicate { first_id, mut slot } => {
                     answer.duplicate_of = Some(first_id.clone());
                     return self
-                        .answer_duplicate(activity_id, first_id, spec, arguments, &mut slot)
+                        .answer_duplicate(activity_id, first_id, spec, arguments, &mut slot, scope)
                         .await;
                 }
                 Admission::First(tx) => Some(tx),
@@ -327,8 +357,10 @@ impl Session {
                     action,
                     arguments,
                     writes,
+                    ctx: &ctx,
+                    scope,
                 },
-                decoded,
+                future,
             )
             .await;
         if let Some(tx) = publish {

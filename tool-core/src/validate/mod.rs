@@ -451,7 +451,12 @@ fn not_decoded() -> ToolError {
 /// Whether the arguments are (text of) a JSON object; the fast path is for objects only.
 fn is_object(args: &Arguments) -> bool {
     match args {
-        Arguments::Text(t) => t.trim_start().starts_with('{'),
+        // JSON's whitespace only: any other is refused by the parser anyway.
+        Arguments::Text(t) => {
+            t.bytes()
+                .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+                == Some(b'{')
+        }
         Arguments::Value(v) => v.is_object(),
     }
 }

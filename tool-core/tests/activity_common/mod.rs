@@ -35,7 +35,6 @@ impl Render for Text {}
 /// Sends the text back (toolset `demo`).
 pub struct Echo;
 
-#[async_trait::async_trait]
 impl Tool for Echo {
     type Input = EchoArgs;
     type Output = Text;
@@ -54,7 +53,6 @@ pub const HOSTILE: &str =
 /// Answers with markup, in a chunk and in the result (toolset `demo`).
 pub struct Html;
 
-#[async_trait::async_trait]
 impl Tool for Html {
     type Input = tool_core::NoArgs;
     type Output = Text;
@@ -89,7 +87,6 @@ impl Render for Count {}
 /// Emits `n` chunks at once (toolset `load`).
 pub struct Chunks;
 
-#[async_trait::async_trait]
 impl Tool for Chunks {
     type Input = ChunksArgs;
     type Output = Count;
@@ -120,7 +117,6 @@ pub struct StreamArgs {
 /// the [`Gate`] service is cancelled (toolset `shell`).
 pub struct Stream;
 
-#[async_trait::async_trait]
 impl Tool for Stream {
     type Input = StreamArgs;
     type Output = Count;
@@ -149,7 +145,6 @@ impl Tool for Stream {
 /// A tool the page hides unless asked (`user_facing = false`).
 pub struct Internal;
 
-#[async_trait::async_trait]
 impl Tool for Internal {
     type Input = tool_core::NoArgs;
     type Output = Count;

@@ -37,7 +37,6 @@ impl Render for Sum {}
 /// Adds two integers.
 pub struct Add;
 
-#[async_trait::async_trait]
 impl Tool for Add {
     type Input = AddArgs;
     type Output = Sum;
@@ -80,7 +79,6 @@ impl Render for Echoed {
 /// Sends the text back.
 pub struct Echo;
 
-#[async_trait::async_trait]
 impl Tool for Echo {
     type Input = EchoArgs;
     type Output = Echoed;
@@ -124,7 +122,6 @@ pub struct Counted {
     pub runs: Arc<AtomicUsize>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Counted {
     type Input = CountedArgs;
     type Output = CountedOut;
@@ -162,7 +159,6 @@ pub struct Sleepy {
     pub started: Arc<Notify>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Sleepy {
     type Input = SleepArgs;
     type Output = Value;
@@ -187,7 +183,6 @@ impl Tool for Sleepy {
 /// Panics.
 pub struct Panicky;
 
-#[async_trait::async_trait]
 impl Tool for Panicky {
     type Input = tool_core::NoArgs;
     type Output = Value;
@@ -261,7 +256,6 @@ impl Render for SearchOut {}
 /// Searches nothing, checks its arguments.
 pub struct Search;
 
-#[async_trait::async_trait]
 impl Tool for Search {
     type Input = SearchArgs;
     type Output = SearchOut;
@@ -319,7 +313,6 @@ pub struct PromptManager {
     pub runs: Arc<AtomicUsize>,
 }
 
-#[async_trait::async_trait]
 impl Tool for PromptManager {
     type Input = PromptArgs;
     type Output = Value;
@@ -368,7 +361,6 @@ pub struct NotesArgs {
 /// Keeps notes.
 pub struct Notes;
 
-#[async_trait::async_trait]
 impl Tool for Notes {
     type Input = NotesArgs;
     type Output = Value;
@@ -397,7 +389,6 @@ pub struct Waiter {
     pub release: Arc<Notify>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Waiter {
     type Input = tool_core::NoArgs;
     type Output = Value;

@@ -11,7 +11,6 @@ pub struct Risky {
     pub inner: Counted,
 }
 
-#[async_trait::async_trait]
 impl Tool for Risky {
     type Input = CountedArgs;
     type Output = CountedOut;

@@ -24,7 +24,6 @@ pub struct SlashyArgs {
     _xy: Option<u32>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Slashy {
     type Input = SlashyArgs;
     type Output = Value;
@@ -85,7 +84,6 @@ pub struct WideArgs {
     p39: Option<u32>,
 }
 
-#[async_trait::async_trait]
 impl Tool for Wide {
     type Input = WideArgs;
     type Output = Value;

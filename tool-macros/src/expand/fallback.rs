@@ -129,26 +129,18 @@ fn dummy_tool(krate: &Path, ty: &TokenStream) -> TokenStream {
                 fn spec(&self) -> #krate::ToolSpec {
                     #krate::ToolSpec::new("invalid", "this tool did not compile")
                 }
-                fn call<'life0, 'life1, 'async_trait>(
-                    &'life0 self,
-                    _: &'life1 #krate::ToolContext,
+                fn call(
+                    &self,
+                    _: &#krate::ToolContext,
                     _: Self::Input,
-                ) -> ::core::pin::Pin<
-                    ::std::boxed::Box<
-                        dyn ::core::future::Future<
-                                Output = ::core::result::Result<Self::Output, #krate::ToolError>,
-                            > + ::core::marker::Send
-                            + 'async_trait,
-                    >,
-                >
-                where
-                    'life0: 'async_trait,
-                    'life1: 'async_trait,
-                    Self: 'async_trait,
-                {
-                    ::std::boxed::Box::pin(async move {
-                        ::core::result::Result::Err(#krate::ToolError::system("this tool did not compile"))
-                    })
+                ) -> impl ::core::future::Future<
+                    Output = ::core::result::Result<Self::Output, #krate::ToolError>,
+                > + ::core::marker::Send {
+                    async move {
+                        ::core::result::Result::Err(#krate::ToolError::system(
+                            "this tool did not compile",
+                        ))
+                    }
                 }
             }
         };

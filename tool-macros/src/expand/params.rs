@@ -143,13 +143,20 @@ pub(super) fn visit_map_body(
         ),
         None => (quote!(), quote!()),
     };
+    let indices = 0..keys.len();
     quote! {
         #checks
         const __KEYS: &[&str] = &[#(#keys),*];
+        fn __key(__k: &str) -> ::core::option::Option<usize> {
+            match __k {
+                #(#keys => ::core::option::Option::Some(#indices),)*
+                _ => ::core::option::Option::None,
+            }
+        }
         #tag_decl
         #(#decls)*
         while let ::core::option::Option::Some(__key) =
-            #serde::de::MapAccess::next_key_seed(&mut __map, #krate::__private::KeySeed(__KEYS))?
+            #serde::de::MapAccess::next_key_seed(&mut __map, #krate::__private::KeySeed(__KEYS, __key))?
         {
             match __key {
                 #tag_arm

@@ -141,7 +141,7 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
         krate,
         self_ty,
         input: (input, input_span, input_plain),
-        output: (output, output_span, output_plain),
+        output: (output, output_span, _),
         spec,
         decode,
         body,
@@ -154,31 +154,23 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
     let (slf, ctx, inp) = (quote!(self), quote!(__ctx), quote!(__input));
     let k = respan(krate, sig_span);
     let header = quote_spanned! {sig_span=>
-        fn call<'life0, 'life1, 'async_trait>(
-            &'life0 #slf,
-            #ctx: &'life1 #k::ToolContext,
-            #inp: #input_plain,
-        ) -> ::core::pin::Pin<
-            ::std::boxed::Box<
-                dyn ::core::future::Future<
-                        Output = ::core::result::Result<#output_plain, #k::ToolError>,
-                    > + ::core::marker::Send
-                    + 'async_trait,
-            >,
-        >
-        where
-            'life0: 'async_trait,
-            'life1: 'async_trait,
-            Self: 'async_trait
+        fn call(
+            &#slf,
+            #ctx: &#k::ToolContext,
+            #inp: Self::Input,
+        ) -> impl ::core::future::Future<
+            Output = ::core::result::Result<Self::Output, #k::ToolError>,
+        > + ::core::marker::Send
     };
     let inner = quote! {
-        ::std::boxed::Box::pin(async move {
+        async move {
             let _ = &__ctx;
             #body
-        })
+        }
     };
     // The braces too: the signature's span runs up to the body's `{`.
-    let method = quote_spanned!(sig_span=> #header { #inner });
+    // The body is the user's `async fn`: an `async` block is how it is written here.
+    let method = quote_spanned!(sig_span=> #[allow(clippy::manual_async_fn)] #header { #inner });
     quote! {
         #[automatically_derived]
         impl #krate::Tool for #self_ty {

@@ -64,7 +64,6 @@ impl Render for ProjectList {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ListProjects;
 
-#[async_trait::async_trait]
 impl Tool for ListProjects {
     type Input = NoArgs;
     type Output = ProjectList;

@@ -10,8 +10,11 @@ use super::checks::{ParamDeserialize, ParamJsonSchema};
 /// Finds a map key among the known parameter names: its index, or an `unknown parameter`
 /// error naming the key and the known ones (the generated input types refuse unknown
 /// members themselves, as `#[serde(deny_unknown_fields)]` does).
+///
+/// The names, and the generated function that finds one (a `match` on the literal names,
+/// which the compiler turns into a switch on the length and one comparison).
 #[derive(Clone, Copy)]
-pub struct KeySeed(pub &'static [&'static str]);
+pub struct KeySeed(pub &'static [&'static str], pub fn(&str) -> Option<usize>);
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = usize;
@@ -26,13 +29,13 @@ impl Visitor<'_> for KeySeed {
         f.write_str("a parameter name")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        match self.0.iter().position(|k| *k == v) {
+        match (self.1)(v) {
             Some(i) => Ok(i),
             None => Err(unknown_param(v, self.0)),
         }
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-        match self.0.iter().position(|k| k.as_bytes() == v) {
+        match std::str::from_utf8(v).ok().and_then(self.1) {
             Some(i) => Ok(i),
             None => Err(unknown_param(&String::from_utf8_lossy(v), self.0)),
         }
