@@ -289,6 +289,18 @@ pub trait ActivityStore: Send + Sync + 'static {
         };
         self.update(id, update).await;
     }
+    /// [`begin`](Self::begin) without waiting, for a store that records in memory: `None`
+    /// once recorded, else the start handed back for the runtime to `begin` (the default).
+    fn begin_now(&self, start: ActivityStart) -> Option<ActivityStart> {
+        Some(start)
+    }
+    /// [`succeed`](Self::succeed) without waiting, for a store that records in memory:
+    /// `None` once recorded, else the output handed back for the runtime to `succeed` (the
+    /// default).
+    fn succeed_now(&self, id: &str, output: ActivityOutput) -> Option<ActivityOutput> {
+        let _ = id;
+        Some(output)
+    }
     /// A record by id.
     async fn get(&self, id: &str) -> Option<ActivityRecord>;
     /// All records kept, oldest first.
@@ -424,14 +436,7 @@ impl ActivityStore for InMemoryActivityStore {
     }
 
     async fn begin(&self, start: ActivityStart) {
-        let key = start.id.clone();
-        let (record, arguments) = start.split();
-        let kept = Box::new(Kept {
-            record,
-            input: Some(arguments),
-            output: None,
-        });
-        self.keep(kept, Some(key));
+        let _ = self.begin_now(start);
     }
 
     async fn update(&self, id: &str, update: ActivityUpdate) {
@@ -444,6 +449,22 @@ impl ActivityStore for InMemoryActivityStore {
     }
 
     async fn succeed(&self, id: &str, output: ActivityOutput) {
+        let _ = self.succeed_now(id, output);
+    }
+
+    fn begin_now(&self, start: ActivityStart) -> Option<ActivityStart> {
+        let key = start.id.clone();
+        let (record, arguments) = start.split();
+        let kept = Box::new(Kept {
+            record,
+            input: Some(arguments),
+            output: None,
+        });
+        self.keep(kept, Some(key));
+        None
+    }
+
+    fn succeed_now(&self, id: &str, output: ActivityOutput) -> Option<ActivityOutput> {
         let mut inner = self.lock();
         if let Some(k) = inner.records.get_mut(id)
             && !k.record.status.is_terminal()
@@ -456,6 +477,7 @@ impl ActivityStore for InMemoryActivityStore {
             });
             k.output = Some(output);
         }
+        None
     }
 
     async fn get(&self, id: &str) -> Option<ActivityRecord> {

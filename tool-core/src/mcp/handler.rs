@@ -166,15 +166,16 @@ impl McpHandler {
             // A client gone away is the call's cancellation to notice, not ours.
             let _ = context.peer.notify_progress(param).await;
         };
+        // The call first: one that is done when first polled never waits on the queue.
         let outcome = loop {
             tokio::select! {
                 biased;
+                outcome = &mut fut => break outcome,
                 () = queue.ready.notified() => {
                     while let Some(message) = queue.pop() {
                         notify(message).await;
                     }
                 }
-                outcome = &mut fut => break outcome,
             }
         };
         // What the tool emitted just before it finished still precedes the result.

@@ -92,7 +92,9 @@ impl Session {
                 },
             )
         });
-        inner.activities.begin(start).await;
+        if let Some(start) = inner.activities.begin_now(start) {
+            inner.activities.begin(start).await;
+        }
         if let Some(event) = event {
             inner.events.emit(event);
         }
@@ -110,10 +112,10 @@ impl Session {
                         success: output.is_success(),
                         result: output.to_value().unwrap_or(Value::Null),
                     });
-                inner
-                    .activities
-                    .succeed(activity_id, ActivityOutput::new(output.clone()))
-                    .await;
+                let output = ActivityOutput::new(output.clone());
+                if let Some(output) = inner.activities.succeed_now(activity_id, output) {
+                    inner.activities.succeed(activity_id, output).await;
+                }
                 if let Some(data) = end {
                     inner
                         .events
@@ -272,13 +274,15 @@ impl Session {
             p.scope.cancelled(&self.cancel).await;
             ctx.cancel_call();
         };
+        // The tool first: a call done when first polled never waits on a token (which
+        // would register with it, and unregister, under its lock).
         let result: SharedResult = tokio::select! {
             biased;
-            () = cancelled => Err(cancelled_error()),
             result = run => {
                 guard.disarm();
                 result
             }
+            () = cancelled => Err(cancelled_error()),
         };
         // The output's JSON, made once: the activity record, the END event, the outcome and
         // a duplicate's answer all read it.
