@@ -207,8 +207,9 @@ impl Session {
         }
 
         // A timer made here first: making one panics when the tokio runtime has no time
-        // driver, and that is a host's mistake to report, not a tool's panic. (The deadline's
-        // own timer is made once the call has its slot.)
+        // driver, and that is a host's mistake to report, not a tool's panic. It is the
+        // deadline's timer when a slot is free at once; else one is made once the call has
+        // its slot.
         let timeout = spec
             .timeout
             .unwrap_or(inner.default_timeout)
@@ -221,7 +222,6 @@ impl Session {
             .with_signature(signature());
             return self.refuse(activity_id, spec, arguments, err).await;
         };
-        drop(probe);
 
         // Activity record and START.
         self.begin(ActivityStart::new(
@@ -238,12 +238,20 @@ impl Session {
         // and if this call is dropped (its caller gave up), the tool is dropped with it.
         let ctx = p.ctx;
         let run = async {
-            let _permit = inner.limiter.acquire().await;
-            // The deadline counts from here. A new timer rather than a reset of the first:
-            // a reset registers it with the time driver (a wake-up of the driver), while a
-            // timer is registered only when first polled, so a call that is done before the
-            // deadline is first polled never touches the driver.
-            let mut timer = pin!(tokio::time::sleep(timeout));
+            // The deadline counts from when the call has its slot: the probe's, made a moment
+            // ago, when one is free; else a new timer once one is got. A new timer rather
+            // than a reset of the probe: a reset registers it with the time driver (a wake-up
+            // of the driver), while a timer is registered only when first polled, so a call
+            // that is done before the deadline is first polled never touches the driver.
+            let (_permit, timer) = match inner.limiter.try_acquire() {
+                Ok(permit) => (Some(permit), probe),
+                Err(_) => {
+                    drop(probe);
+                    let permit = inner.limiter.acquire().await.ok();
+                    (permit, tokio::time::sleep(timeout))
+                }
+            };
+            let mut timer = pin!(timer);
             if let Some(deadline) = Instant::now().checked_add(timeout) {
                 let _ = ctx.deadline.set(deadline);
             }
