@@ -53,7 +53,6 @@ TOML
         cat <<TOML
 [dependencies]
 toolsmith = { path = "$ROOT", default-features = false }
-async-trait = "0.1.89"
 schemars = "1.2"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
@@ -126,7 +125,6 @@ pub struct Args$i {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Tool$i;
 
-#[async_trait::async_trait]
 impl Tool for Tool$i {
     type Input = Args$i;
     type Output = Out;
