@@ -274,20 +274,25 @@ pub trait ActivityStore: Send + Sync + 'static {
     /// Updates a record.
     async fn update(&self, id: &str, update: ActivityUpdate);
     /// A call began: stores its in-progress record. By default
-    /// `create(start.into_record())`.
+    /// [`begin_now`](Self::begin_now), else `create(start.into_record())`.
     async fn begin(&self, start: ActivityStart) {
-        self.create(start.into_record()).await;
+        if let Some(start) = self.begin_now(start) {
+            self.create(start.into_record()).await;
+        }
     }
     /// A call succeeded with `output`: finishes its record with the output's
     /// [`status`](ActivityOutput::status) and [`data`](ActivityOutput::data) merged into
-    /// `data`. By default the equivalent [`ActivityUpdate::Finish`].
+    /// `data`. By default [`succeed_now`](Self::succeed_now), else the equivalent
+    /// [`ActivityUpdate::Finish`].
     async fn succeed(&self, id: &str, output: ActivityOutput) {
-        let update = ActivityUpdate::Finish {
-            status: output.status(),
-            data: Some(output.data()),
-            error: None,
-        };
-        self.update(id, update).await;
+        if let Some(output) = self.succeed_now(id, output) {
+            let update = ActivityUpdate::Finish {
+                status: output.status(),
+                data: Some(output.data()),
+                error: None,
+            };
+            self.update(id, update).await;
+        }
     }
     /// [`begin`](Self::begin) without waiting, for a store that records in memory: `None`
     /// once recorded, else the start handed back for the runtime to `begin` (the default).
@@ -435,10 +440,6 @@ impl ActivityStore for InMemoryActivityStore {
         self.keep(Box::new(Kept::new(record)), None);
     }
 
-    async fn begin(&self, start: ActivityStart) {
-        let _ = self.begin_now(start);
-    }
-
     async fn update(&self, id: &str, update: ActivityUpdate) {
         let mut inner = self.lock();
         if let Some(k) = inner.records.get_mut(id)
@@ -446,10 +447,6 @@ impl ActivityStore for InMemoryActivityStore {
         {
             k.record.apply(update);
         }
-    }
-
-    async fn succeed(&self, id: &str, output: ActivityOutput) {
-        let _ = self.succeed_now(id, output);
     }
 
     fn begin_now(&self, start: ActivityStart) -> Option<ActivityStart> {

@@ -151,8 +151,8 @@ pub struct ToolContext {
     pub(crate) session: Arc<SessionState>,
     pub(crate) services: Arc<Services>,
     pub(crate) session_services: Arc<Services>,
-    /// The token the call's own is a child of (the session's, or the call's under
-    /// `Session::call_with`).
+    /// The session's token, which the call's own is a child of (a call's own token from
+    /// `Session::call_with` is the runtime's to watch: it cancels the call's token).
     pub(crate) parent: CancellationToken,
     /// The call's token, made when first asked for: a call whose tool never looks at it (nor
     /// is cancelled) makes none.

@@ -167,8 +167,7 @@ impl<T: Tool> DynTool for T {
         let input = input
             .downcast::<T::Input>()
             .map_err(|_| wrong_input_type())?;
-        let output = self.call(ctx, *input).await?;
-        Ok(Arc::new(Serialized::new(output)))
+        run(self, ctx, *input).await
     }
 
     fn start<'a>(
@@ -178,9 +177,16 @@ impl<T: Tool> DynTool for T {
         schema: &CompiledSchema,
     ) -> Result<ToolFuture<'a>, ToolError> {
         let input = self.decode_input(args, schema)?;
-        Ok(Box::pin(async move {
-            let output = self.call(ctx, input).await?;
-            Ok(Arc::new(Serialized::new(output)) as Arc<dyn AnyOutput>)
-        }))
+        Ok(Box::pin(run(self, ctx, input)))
     }
+}
+
+/// Runs a tool on its typed input; the output is kept with its JSON tree, made once.
+async fn run<T: Tool>(
+    tool: &T,
+    ctx: &ToolContext,
+    input: T::Input,
+) -> Result<Arc<dyn AnyOutput>, ToolError> {
+    let output = tool.call(ctx, input).await?;
+    Ok(Arc::new(Serialized::new(output)))
 }

@@ -1,7 +1,8 @@
 //! The two ways a store may keep a call's activity: a store implementing only the four
 //! required methods gets whole records through the default `begin` / `succeed`, and the
 //! in-memory store, which keeps the arguments and the output as they came and makes their
-//! JSON when a record is read, answers with the very same records.
+//! JSON when a record is read, answers with the very same records. A store slow to open a
+//! record does not shorten a call's deadline.
 
 mod common;
 
@@ -153,4 +154,46 @@ async fn a_record_read_twice_is_the_same_and_reading_does_not_change_it() {
         )
         .await;
     assert_eq!(memory.get(&out.activity_id).await, Some(once));
+}
+
+/// The in-memory store behind a `begin` that takes its time (a database far away).
+#[derive(Default)]
+struct SlowToBegin(InMemoryActivityStore);
+
+#[async_trait]
+impl ActivityStore for SlowToBegin {
+    async fn create(&self, record: ActivityRecord) {
+        self.0.create(record).await;
+    }
+    async fn update(&self, id: &str, update: ActivityUpdate) {
+        self.0.update(id, update).await;
+    }
+    async fn begin(&self, start: tool_core::ActivityStart) {
+        tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+        self.0.begin(start).await;
+    }
+    async fn get(&self, id: &str) -> Option<ActivityRecord> {
+        self.0.get(id).await
+    }
+    async fn list(&self) -> Vec<ActivityRecord> {
+        self.0.list().await
+    }
+}
+
+// The deadline counts from when the call has its slot, after its record is open: a store
+// slow to open it does not eat into the tool's time.
+#[tokio::test]
+async fn a_store_slow_to_open_the_record_does_not_shorten_the_deadline() {
+    let sleepy = Sleepy {
+        timeout: Some(std::time::Duration::from_millis(1500)),
+        ..Sleepy::default()
+    };
+    let session = Runtime::builder(registry(|b| b.register(sleepy.clone())))
+        .activity_store(Arc::new(SlowToBegin::default()))
+        .build()
+        .session();
+    let out = session
+        .call(ToolCall::new("c1", "sleepy", json!({"ms": 800})))
+        .await;
+    assert_eq!(out.to_json(), json!({"slept_ms": 800}));
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::watch;
 
+use super::CallOptions;
 use super::execute::cancelled_error;
-use super::session::Scope;
 use super::{MAX_DEDUPE_ENTRIES, Session, SharedResult};
 use crate::activity::ActivityStart;
 use crate::call::{Arguments, signature_of_arguments};
@@ -107,7 +107,7 @@ impl Session {
         spec: &ToolSpec,
         arguments: &Arc<Arguments>,
         rx: &mut ResultSlot,
-        scope: &Scope,
+        scope: &CallOptions,
     ) -> SharedResult {
         let mut start = ActivityStart::new(
             activity_id.clone(),

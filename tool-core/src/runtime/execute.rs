@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::CallOptions;
 use super::dedupe::DedupeKey;
-use super::session::Scope;
 use super::{ApprovalDecision, ApprovalRequest, Session, SharedResult};
 use crate::activity::{ActivityOutput, ActivityStart, ActivityStatus, ActivityUpdate};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
@@ -38,7 +38,7 @@ pub(super) struct Prepared<'a> {
     /// The context the call's future borrows.
     pub(super) ctx: &'a ToolContext,
     /// The call's own token and observer.
-    pub(super) scope: &'a Scope,
+    pub(super) scope: &'a CallOptions,
 }
 
 impl Session {
@@ -152,7 +152,7 @@ impl Session {
         &self,
         activity_id: &Arc<str>,
         entry: &ToolEntry,
-        scope: &Scope,
+        scope: &CallOptions,
     ) -> ToolContext {
         let inner = &self.runtime.inner;
         ToolContext {
@@ -167,7 +167,7 @@ impl Session {
             deadline: OnceLock::new(),
             events: inner.events.clone(),
             activities: inner.activities.clone(),
-            observer: scope.observer(&self.observer),
+            observer: scope.observer_or(&self.observer),
         }
     }
 
@@ -214,6 +214,7 @@ impl Session {
             .timeout
             .unwrap_or(inner.default_timeout)
             .min(inner.max_timeout);
+        let probed = Instant::now();
         let Ok(probe) = std::panic::catch_unwind(|| tokio::time::sleep(timeout)) else {
             let err = ToolError::system(
                 "the tokio runtime has no time driver, so the call's deadline cannot be kept; \
@@ -243,16 +244,22 @@ impl Session {
             // than a reset of the probe: a reset registers it with the time driver (a wake-up
             // of the driver), while a timer is registered only when first polled, so a call
             // that is done before the deadline is first polled never touches the driver.
-            let (_permit, timer) = match inner.limiter.try_acquire() {
-                Ok(permit) => (Some(permit), probe),
-                Err(_) => {
+            // The probe is kept only while it is fresh: a store slow to open the record
+            // must not shorten the deadline.
+            let free = inner.limiter.try_acquire().ok();
+            let (_permit, timer, from) = match free {
+                Some(permit) if probed.elapsed() < PROBE_REUSE => (Some(permit), probe, probed),
+                free => {
                     drop(probe);
-                    let permit = inner.limiter.acquire().await.ok();
-                    (permit, tokio::time::sleep(timeout))
+                    let permit = match free {
+                        Some(permit) => Some(permit),
+                        None => inner.limiter.acquire().await.ok(),
+                    };
+                    (permit, tokio::time::sleep(timeout), Instant::now())
                 }
             };
             let mut timer = pin!(timer);
-            if let Some(deadline) = Instant::now().checked_add(timeout) {
+            if let Some(deadline) = from.checked_add(timeout) {
                 let _ = ctx.deadline.set(deadline);
             }
             let invoked = CatchUnwind(future);
@@ -304,6 +311,9 @@ impl Session {
         result
     }
 }
+
+/// How long after it was made the probe timer may still stand for a call's deadline.
+const PROBE_REUSE: Duration = Duration::from_millis(1);
 
 /// Cancels a call's token when dropped, unless disarmed: when the call is answered before
 /// its tool (the session was cancelled) or abandoned by its caller.

@@ -17,40 +17,6 @@ use crate::registry::ToolEntry;
 use crate::spec::{Mode, PermissionSet};
 use crate::validate::{MAX_ARGUMENTS_BYTES, nearest};
 
-/// What one call adds to its session: its own cancellation token and observer
-/// ([`CallOptions`]).
-#[derive(Default)]
-pub(super) struct Scope {
-    cancel: Option<CancellationToken>,
-    observer: Option<CallObserver>,
-}
-
-impl Scope {
-    /// Whether the session or the call was cancelled.
-    pub(super) fn is_cancelled(&self, session: &CancellationToken) -> bool {
-        session.is_cancelled() || self.cancel.as_ref().is_some_and(|t| t.is_cancelled())
-    }
-
-    /// Completes once the session or the call is cancelled.
-    pub(super) async fn cancelled(&self, session: &CancellationToken) {
-        match &self.cancel {
-            None => session.cancelled().await,
-            Some(call) => {
-                tokio::select! {
-                    biased;
-                    () = session.cancelled() => {}
-                    () = call.cancelled() => {}
-                }
-            }
-        }
-    }
-
-    /// The call's observer, else the session's.
-    pub(super) fn observer(&self, session: &Option<CallObserver>) -> Option<CallObserver> {
-        self.observer.clone().or_else(|| session.clone())
-    }
-}
-
 /// What [`Session::run`] learns about a call besides its result.
 struct Answer {
     /// The tool's name when it was called by an alias (else the name as called stands).
@@ -87,6 +53,32 @@ pub struct CallOptions {
     /// Sees the call's `TOOL_OUTPUT_CHUNK` and `PROGRESS` events (they still go to the
     /// runtime's event stream too).
     pub observer: Option<CallObserver>,
+}
+
+impl CallOptions {
+    /// Whether the session or the call was cancelled.
+    pub(super) fn is_cancelled(&self, session: &CancellationToken) -> bool {
+        session.is_cancelled() || self.cancel.as_ref().is_some_and(|t| t.is_cancelled())
+    }
+
+    /// Completes once the session or the call is cancelled.
+    pub(super) async fn cancelled(&self, session: &CancellationToken) {
+        match &self.cancel {
+            None => session.cancelled().await,
+            Some(call) => {
+                tokio::select! {
+                    biased;
+                    () = session.cancelled() => {}
+                    () = call.cancelled() => {}
+                }
+            }
+        }
+    }
+
+    /// The call's observer, else the session's.
+    pub(super) fn observer_or(&self, session: &Option<CallObserver>) -> Option<CallObserver> {
+        self.observer.clone().or_else(|| session.clone())
+    }
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -169,11 +161,7 @@ impl Session {
     /// path: the tool's token fires, the answer is a `cancelled` error and the activity ends
     /// `failure`.
     pub async fn call_with(&self, call: ToolCall, options: CallOptions) -> CallOutcome {
-        let scope = Scope {
-            cancel: options.cancel,
-            observer: options.observer,
-        };
-        self.call_in(call, &scope).await
+        self.call_in(call, &options).await
     }
 
     /// Runs several calls concurrently, answering in the order given.
@@ -216,10 +204,10 @@ impl Session {
     /// `system_error` that says so (tokio's own panic message is caught on the way, so it is
     /// printed by the panic hook; a build with `panic = "abort"` aborts there instead).
     pub async fn call(&self, call: ToolCall) -> CallOutcome {
-        self.call_in(call, &Scope::default()).await
+        self.call_in(call, &CallOptions::default()).await
     }
 
-    async fn call_in(&self, mut call: ToolCall, scope: &Scope) -> CallOutcome {
+    async fn call_in(&self, mut call: ToolCall, scope: &CallOptions) -> CallOutcome {
         let started = Instant::now();
         // Activity ids are unique in the process, not only in this runtime: runtimes may
         // share one activity store.
@@ -253,7 +241,7 @@ impl Session {
         arguments: Arc<Arguments>,
         activity_id: &Arc<str>,
         answer: &mut Answer,
-        scope: &Scope,
+        scope: &CallOptions,
     ) -> SharedResult {
         let inner = &self.runtime.inner;
         let Some(entry) = self.lookup(&call.name) else {

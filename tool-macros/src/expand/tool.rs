@@ -20,12 +20,6 @@ fn output_ty(krate: &Path, ret: &Type) -> TokenStream {
     quote_spanned!(span=> <#ret as #k::__private::ToolReturn>::Ok)
 }
 
-/// `<R as ToolReturn>::Ok`, spanned at the return type.
-fn ok_ty(krate: &Path, ret: &Type) -> TokenStream {
-    let k = respan(krate, ret.span());
-    quote_spanned!(ret.span()=> <#ret as #k::__private::ToolReturn>::Ok)
-}
-
 /// The arguments of the user's function or method, in order: the context, the whole input,
 /// or one parameter each (`param(i)` for the i-th named parameter).
 fn call_args(
@@ -124,9 +118,10 @@ struct ToolImpl<'a> {
     krate: &'a Path,
     self_ty: TokenStream,
     /// `Input`: the type, the span to blame, and the same type without the check (for
-    /// the signature of `call`, so the check is made once).
+    /// `decode_input`, so the check is made once).
     input: (TokenStream, Span, TokenStream),
-    output: (TokenStream, Span, TokenStream),
+    /// `Output`: the type and the span to blame.
+    output: (TokenStream, Span),
     spec: TokenStream,
     /// How `decode_input` decodes.
     decode: Decode,
@@ -141,7 +136,7 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
         krate,
         self_ty,
         input: (input, input_span, input_plain),
-        output: (output, output_span, _),
+        output: (output, output_span),
         spec,
         decode,
         body,
@@ -250,11 +245,7 @@ pub(super) fn function(
         krate,
         self_ty: quote!(#tool_ty),
         input: input.ty,
-        output: (
-            output_ty(krate, ret),
-            first_arg_span(ret),
-            ok_ty(krate, ret),
-        ),
+        output: (output_ty(krate, ret), first_arg_span(ret)),
         spec: input.spec,
         decode: input.decode,
         body: await_call(krate, ret, quote!(#fn_ident), &input.args),
@@ -301,11 +292,7 @@ pub(super) fn single(m: &ToolMeta, sig: &Signature, ret: &Type, self_ty: &Type) 
         krate,
         self_ty: quote!(#self_ty),
         input: input.ty,
-        output: (
-            output_ty(krate, ret),
-            first_arg_span(ret),
-            ok_ty(krate, ret),
-        ),
+        output: (output_ty(krate, ret), first_arg_span(ret)),
         spec: input.spec,
         decode: input.decode,
         body: await_call(krate, ret, quote!(<#self_ty>::#method), &args),
@@ -372,7 +359,7 @@ pub(super) fn polymorphic(
         krate,
         self_ty: quote!(#self_ty),
         input: (quote!(#input), Span::call_site(), quote!(#input)),
-        output: (quote!(#output), Span::call_site(), quote!(#output)),
+        output: (quote!(#output), Span::call_site()),
         spec: quote!(#builder.actions(<#input as #krate::Actions>::action_set())),
         decode: Decode::Strict,
         body: quote! {
