@@ -7,37 +7,47 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess
 
 use super::checks::{ParamDeserialize, ParamJsonSchema};
 
+/// The parameter names of a generated input type and the function that finds one (a
+/// `match` on the literal names, which the compiler turns into a switch on the length and
+/// one comparison). Each generated input type has its own, so the key lookup is inlined
+/// into its decoding.
+pub trait ParamKeys: Copy {
+    /// The names, in slot order.
+    const NAMES: &'static [&'static str];
+    /// The slot of a name, `None` when it is not a parameter.
+    fn find(name: &str) -> Option<usize>;
+}
+
 /// Finds a map key among the known parameter names: its index, or an `unknown parameter`
 /// error naming the key and the known ones (the generated input types refuse unknown
 /// members themselves, as `#[serde(deny_unknown_fields)]` does).
-///
-/// The names, and the generated function that finds one (a `match` on the literal names,
-/// which the compiler turns into a switch on the length and one comparison).
 #[derive(Clone, Copy)]
-pub struct KeySeed(pub &'static [&'static str], pub fn(&str) -> Option<usize>);
+pub struct KeySeed<K>(pub K);
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
+impl<'de, K: ParamKeys> DeserializeSeed<'de> for KeySeed<K> {
     type Value = usize;
+    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_identifier(self)
     }
 }
 
-impl Visitor<'_> for KeySeed {
+impl<K: ParamKeys> Visitor<'_> for KeySeed<K> {
     type Value = usize;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a parameter name")
     }
+    #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        match (self.1)(v) {
+        match K::find(v) {
             Some(i) => Ok(i),
-            None => Err(unknown_param(v, self.0)),
+            None => Err(unknown_param(v, K::NAMES)),
         }
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-        match std::str::from_utf8(v).ok().and_then(self.1) {
+        match std::str::from_utf8(v).ok().and_then(K::find) {
             Some(i) => Ok(i),
-            None => Err(unknown_param(&String::from_utf8_lossy(v), self.0)),
+            None => Err(unknown_param(&String::from_utf8_lossy(v), K::NAMES)),
         }
     }
 }
