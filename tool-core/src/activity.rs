@@ -145,7 +145,7 @@ pub struct ActivityStart {
     /// The activity id.
     pub id: Arc<str>,
     /// The tool's name.
-    pub name: String,
+    pub name: Arc<str>,
     /// The arguments as the call gave them: JSON text or a tree.
     pub arguments: Arc<Arguments>,
     /// Whether a UI shows this activity.
@@ -158,7 +158,7 @@ impl ActivityStart {
     /// A start with no initial data.
     pub fn new(
         id: impl Into<Arc<str>>,
-        name: impl Into<String>,
+        name: impl Into<Arc<str>>,
         arguments: Arc<Arguments>,
         user_facing: bool,
     ) -> Self {
@@ -179,21 +179,14 @@ impl ActivityStart {
     /// The in-progress record: [`ActivityRecord::new`] with the [`input`](Self::input) and
     /// the initial data.
     pub fn into_record(self) -> ActivityRecord {
-        let (mut record, arguments) = self.split();
-        record.input = record_input(&arguments);
-        record
-    }
-
-    /// The in-progress record with a `null` input, and the arguments it leaves out.
-    fn split(self) -> (ActivityRecord, Arc<Arguments>) {
         let mut record = ActivityRecord::new(
             String::from(&*self.id),
-            self.name,
-            Value::Null,
+            String::from(&*self.name),
+            record_input(&self.arguments),
             self.user_facing,
         );
         record.data = self.data;
-        (record, self.arguments)
+        record
     }
 }
 
@@ -337,16 +330,18 @@ impl std::fmt::Debug for InMemoryActivityStore {
 
 #[derive(Default)]
 struct MemInner {
-    /// By id; the key is shared with `order`. Boxed: the table stays small, and a record
-    /// is made in its box once, not moved into the table.
-    records: HashMap<Arc<str>, Box<Kept>, foldhash::fast::RandomState>,
+    /// By id; the key is shared with `order`.
+    records: HashMap<Arc<str>, Kept, foldhash::fast::RandomState>,
     /// Ids, oldest first.
     order: VecDeque<Arc<str>>,
 }
 
 /// A record as kept: what was read of it, and what has not been turned into JSON yet.
 struct Kept {
+    /// The record; its `id` and `name` are empty while `name` below is pending.
     record: ActivityRecord,
+    /// The tool's name, until the record is read (the record's `id` is the table's key).
+    name: Option<Arc<str>>,
     /// The arguments, until the record is read (`record.input` is `null` until then).
     input: Option<Arc<Arguments>>,
     /// The successful output, until the record is read; merged into `data` then.
@@ -357,13 +352,18 @@ impl Kept {
     fn new(record: ActivityRecord) -> Self {
         Kept {
             record,
+            name: None,
             input: None,
             output: None,
         }
     }
 
-    /// The whole record, its pending JSON made (once: it is kept made).
-    fn read(&mut self) -> &ActivityRecord {
+    /// The whole record of `id`, its pending parts made (once: they are kept made).
+    fn read(&mut self, id: &str) -> &ActivityRecord {
+        if let Some(name) = self.name.take() {
+            self.record.id = id.to_owned();
+            self.record.name = String::from(&*name);
+        }
         if let Some(args) = self.input.take() {
             self.record.input = record_input(&args);
         }
@@ -398,11 +398,10 @@ impl InMemoryActivityStore {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn keep(&self, kept: Box<Kept>, key: Option<Arc<str>>) {
+    fn keep(&self, kept: Kept, id: Arc<str>) {
         let mut inner = self.lock();
-        let id = kept.record.id.as_str();
         // Replacing a record already kept takes no room; only a new one may evict.
-        let gone = match inner.records.get_mut(id) {
+        let gone = match inner.records.get_mut(&*id) {
             Some(slot) => Some(std::mem::replace(slot, kept)),
             None => {
                 let mut gone = None;
@@ -422,7 +421,6 @@ impl InMemoryActivityStore {
                         gone = inner.records.remove(&old);
                     }
                 }
-                let id = key.unwrap_or_else(|| Arc::from(kept.record.id.as_str()));
                 inner.records.insert(id.clone(), kept);
                 inner.order.push_back(id);
                 gone
@@ -437,7 +435,8 @@ impl InMemoryActivityStore {
 #[async_trait]
 impl ActivityStore for InMemoryActivityStore {
     async fn create(&self, record: ActivityRecord) {
-        self.keep(Box::new(Kept::new(record)), None);
+        let id = Arc::from(record.id.as_str());
+        self.keep(Kept::new(record), id);
     }
 
     async fn update(&self, id: &str, update: ActivityUpdate) {
@@ -450,14 +449,17 @@ impl ActivityStore for InMemoryActivityStore {
     }
 
     fn begin_now(&self, start: ActivityStart) -> Option<ActivityStart> {
-        let key = start.id.clone();
-        let (record, arguments) = start.split();
-        let kept = Box::new(Kept {
+        // The record's id and name are made when it is first read.
+        let mut record =
+            ActivityRecord::new(String::new(), String::new(), Value::Null, start.user_facing);
+        record.data = start.data;
+        let kept = Kept {
             record,
-            input: Some(arguments),
+            name: Some(start.name),
+            input: Some(start.arguments),
             output: None,
-        });
-        self.keep(kept, Some(key));
+        };
+        self.keep(kept, start.id);
         None
     }
 
@@ -478,7 +480,7 @@ impl ActivityStore for InMemoryActivityStore {
     }
 
     async fn get(&self, id: &str) -> Option<ActivityRecord> {
-        self.lock().records.get_mut(id).map(|k| k.read().clone())
+        self.lock().records.get_mut(id).map(|k| k.read(id).clone())
     }
 
     async fn list(&self) -> Vec<ActivityRecord> {
@@ -487,7 +489,7 @@ impl ActivityStore for InMemoryActivityStore {
         inner
             .order
             .iter()
-            .filter_map(|id| inner.records.get_mut(&**id).map(|k| k.read().clone()))
+            .filter_map(|id| inner.records.get_mut(&**id).map(|k| k.read(id).clone()))
             .collect()
     }
 }

@@ -189,3 +189,18 @@ fn cut(text: &str, max: usize) -> String {
     push_cut(&mut s, text, max);
     s
 }
+
+/// The decimal digits of `n`, written at the end of `buf` (by hand: `format!` costs a
+/// noticeable part of a call's path, where ids are made).
+pub(crate) fn decimal_digits(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    &buf[at..]
+}

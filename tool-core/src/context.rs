@@ -298,7 +298,7 @@ impl ToolContext {
 
     fn emit(&self, event: Event) {
         if let Some(observer) = &self.observer {
-            observer(&event);
+            observer.observe(&event);
         }
         self.events.emit(event);
     }

@@ -124,7 +124,8 @@ pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilte
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
 pub use runtime::{
     ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallObserver, CallOptions,
-    CallOutcome, DenyAll, FnApprover, Runtime, RuntimeBuilder, Session, SessionConfig,
+    CallOutcome, DenyAll, EventObserver, FnApprover, Runtime, RuntimeBuilder, Session,
+    SessionConfig,
 };
 pub use schema::NoArgs;
 pub use spec::{

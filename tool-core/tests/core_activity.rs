@@ -42,7 +42,7 @@ async fn a_record_goes_from_in_progress_to_success_with_live_updates() {
 
     waiter.release.notify_one();
     let out = running.await.unwrap();
-    assert_eq!(out.activity_id, id);
+    assert_eq!(*out.activity_id, *id);
 
     // Done: success, result merged into data, message cleared.
     let r = store.get(&id).await.unwrap();

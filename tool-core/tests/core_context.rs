@@ -206,6 +206,6 @@ async fn the_context_knows_its_call() {
     let out = session.call(call("c1", "whoami", json!({}))).await;
     assert_eq!(
         out.to_json(),
-        json!({"call_id": out.activity_id, "tool": "who", "deadline": true})
+        json!({"call_id": &*out.activity_id, "tool": "who", "deadline": true})
     );
 }

@@ -130,7 +130,7 @@ async fn a_tool_streams_chunks_and_progress_between_start_and_end() {
         ]
     );
     for e in &events {
-        assert_eq!(e.call_id, out.activity_id);
+        assert_eq!(*e.call_id, *out.activity_id);
         assert_eq!(e.tool, "waiter");
         assert!(e.timestamp_ms > 0);
     }
@@ -167,7 +167,7 @@ async fn a_tool_streams_chunks_and_progress_between_start_and_end() {
         serde_json::to_value(&events[2]).unwrap(),
         json!({
             "type": "TOOL_OUTPUT_CHUNK",
-            "call_id": out.activity_id,
+            "call_id": &*out.activity_id,
             "tool": "waiter",
             "timestamp_ms": events[2].timestamp_ms,
             "data": {"kind": "chunk", "text": "first chunk\n"}
@@ -188,10 +188,10 @@ async fn rejected_calls_pair_start_with_error() {
     assert_eq!(
         seen,
         vec![
-            (bad.activity_id.clone(), EventKind::ToolCallStart),
-            (bad.activity_id.clone(), EventKind::Error),
-            (unknown.activity_id.clone(), EventKind::ToolCallStart),
-            (unknown.activity_id.clone(), EventKind::Error),
+            (bad.activity_id.to_string(), EventKind::ToolCallStart),
+            (bad.activity_id.to_string(), EventKind::Error),
+            (unknown.activity_id.to_string(), EventKind::ToolCallStart),
+            (unknown.activity_id.to_string(), EventKind::Error),
         ]
     );
     assert_eq!(

@@ -183,7 +183,7 @@ async fn a_thousand_concurrent_calls_all_finish_with_paired_events() {
             "{i}"
         );
         let kinds = tally
-            .get(&o.activity_id)
+            .get(&*o.activity_id)
             .unwrap_or_else(|| panic!("{i}: no events"));
         let start = kinds.get(&EventKind::ToolCallStart).copied().unwrap_or(0);
         let end = kinds.get(&EventKind::ToolCallEnd).copied().unwrap_or(0);

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ServerCapabilities, ServerConfig, Tool,
+    ListToolsResult, NumberOrString, PaginatedRequestParams, ProgressNotificationParam,
+    ProgressToken, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -16,7 +16,7 @@ use crate::call::ToolCall;
 use crate::events::{Event, EventData};
 use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
-use crate::runtime::{CallOptions, CallOutcome, Runtime, Session, SessionConfig};
+use crate::runtime::{CallOptions, CallOutcome, EventObserver, Runtime, Session, SessionConfig};
 use crate::spec::Mode;
 
 use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
@@ -135,6 +135,18 @@ impl ProgressQueue {
     }
 }
 
+/// The call's observer: its chunk and progress events are queued for the client.
+impl EventObserver for ProgressQueue {
+    fn observe(&self, event: &Event) {
+        let text = match &event.data {
+            EventData::Chunk { text } => text,
+            EventData::Progress { message } => message,
+            _ => return,
+        };
+        self.push(bounded_message(text));
+    }
+}
+
 impl McpHandler {
     /// Runs a call whose client asked for progress: its chunk and progress events are
     /// forwarded as progress notifications (through a bounded queue that drops rather than
@@ -147,15 +159,8 @@ impl McpHandler {
         context: &RequestContext<RoleServer>,
     ) -> CallOutcome {
         let queue = Arc::new(ProgressQueue::default());
-        let sink = queue.clone();
-        let options = options.observer(move |event: &Event| {
-            let text = match &event.data {
-                EventData::Chunk { text } => text,
-                EventData::Progress { message } => message,
-                _ => return,
-            };
-            sink.push(bounded_message(text));
-        });
+        let mut options = options;
+        options.observer = Some(queue.clone());
         let fut = self.session.call_with(call, options);
         tokio::pin!(fut);
         let mut progress = 0u64;
@@ -209,7 +214,7 @@ impl ServerHandler for McpHandler {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call = ToolCall::new(context.id.to_string(), request.name.to_string(), arguments);
+        let call = ToolCall::new(request_id(&context.id), request.name.to_string(), arguments);
         let options = CallOptions::new().cancel(context.ct.clone());
 
         // Chunk and progress events become progress notifications when the client asked for
@@ -234,6 +239,24 @@ impl ServerHandler for McpHandler {
         };
         result.structured_content = parts.structured;
         Ok(CallToolResponse::from(result))
+    }
+}
+
+/// A request's id as the call's id: the number in decimal (as `Display` writes it, without
+/// the formatting machinery), or the string as sent.
+fn request_id(id: &NumberOrString) -> String {
+    match id {
+        NumberOrString::String(s) => String::from(&**s),
+        NumberOrString::Number(n) => {
+            let mut buf = [0u8; 20];
+            let digits = crate::call::decimal_digits(n.unsigned_abs(), &mut buf);
+            let mut text = String::with_capacity(digits.len() + 1);
+            if *n < 0 {
+                text.push('-');
+            }
+            text.extend(digits.iter().map(|&d| char::from(d)));
+            text
+        }
     }
 }
 
@@ -295,5 +318,20 @@ fn bounded_message(text: &str) -> String {
             &text[..at],
             text.len() - at
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_id_is_written_as_display_writes_it() {
+        for n in [0, 7, -1, 10, -99, 12_345, i64::MAX, i64::MIN] {
+            let id = NumberOrString::Number(n);
+            assert_eq!(request_id(&id), id.to_string());
+        }
+        let id = NumberOrString::String(Arc::from("req-7"));
+        assert_eq!(request_id(&id), "req-7");
     }
 }

@@ -86,7 +86,7 @@ impl Session {
             Event::new(
                 EventKind::ToolCallStart,
                 String::from(&*start.id),
-                start.name.clone(),
+                &*start.name,
                 EventData::Start {
                     arguments: start.input(),
                 },
@@ -227,7 +227,7 @@ impl Session {
         // Activity record and START.
         self.begin(ActivityStart::new(
             activity_id.clone(),
-            spec.name.as_ref(),
+            p.entry.shared_name().clone(),
             arguments.clone(),
             spec.user_facing,
         ))

@@ -60,7 +60,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
 pub use outcome::CallOutcome;
-pub use session::{CallObserver, CallOptions, Session};
+pub use session::{CallObserver, CallOptions, EventObserver, Session};
 
 use crate::activity::{ActivityStore, InMemoryActivityStore};
 use crate::context::{Services, SessionState};
@@ -102,21 +102,13 @@ fn next_activity_id() -> Arc<str> {
 }
 
 /// `act_N`.
-fn activity_id(mut n: u64) -> Arc<str> {
+fn activity_id(n: u64) -> Arc<str> {
     let mut digits = [0u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+    let digits = crate::call::decimal_digits(n, &mut digits);
     let mut id = [0u8; 24];
     id[..4].copy_from_slice(b"act_");
-    let len = 4 + digits.len() - at;
-    id[4..len].copy_from_slice(&digits[at..]);
+    let len = 4 + digits.len();
+    id[4..len].copy_from_slice(digits);
     // ASCII digits after `act_`: always UTF-8.
     Arc::from(std::str::from_utf8(&id[..len]).unwrap_or("act_"))
 }

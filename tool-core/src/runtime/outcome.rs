@@ -18,8 +18,9 @@ use crate::render::ResourcesTracker;
 pub struct CallOutcome {
     /// The provider's call id.
     pub call_id: String,
-    /// The activity id of this call (empty for a call the runtime never saw).
-    pub activity_id: String,
+    /// The activity id of this call (empty for a call the runtime never saw); shared with
+    /// the call's context and activity record.
+    pub activity_id: Arc<str>,
     /// The tool's name (alias resolved), or the name as called when unknown.
     pub tool: String,
     /// The output or the error.
@@ -58,7 +59,7 @@ impl CallOutcome {
     ) -> CallOutcome {
         CallOutcome {
             call_id: call_id.into(),
-            activity_id: String::new(),
+            activity_id: Arc::from(""),
             tool: tool.into(),
             result: Err(error),
             duplicate_of: None,

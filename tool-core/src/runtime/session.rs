@@ -39,8 +39,20 @@ pub struct Session {
 }
 
 /// Sees the chunk and progress events of one call as its tool emits them (called on the
-/// tool's task: it must not block).
-pub type CallObserver = Arc<dyn Fn(&crate::events::Event) + Send + Sync>;
+/// tool's task: it must not block). Every `Fn(&Event) + Send + Sync` closure is one.
+pub trait EventObserver: Send + Sync {
+    /// Sees one event.
+    fn observe(&self, event: &crate::events::Event);
+}
+
+impl<F: Fn(&crate::events::Event) + Send + Sync> EventObserver for F {
+    fn observe(&self, event: &crate::events::Event) {
+        self(event);
+    }
+}
+
+/// A call's (or a session's) observer, shared with the call's context.
+pub type CallObserver = Arc<dyn EventObserver>;
 
 /// How [`Session::call_with`] runs one call: a cancellation token of its own and a watcher
 /// of its events.
@@ -227,7 +239,7 @@ impl Session {
             .await;
         CallOutcome {
             call_id: call.id,
-            activity_id: String::from(&*activity_id),
+            activity_id,
             tool: answer.tool.unwrap_or(call.name),
             result,
             duplicate_of: answer.duplicate_of,
