@@ -1,5 +1,5 @@
 //! Concurrency in the runtime: concurrent calls answer in order and respect the limit, a
-//! queued call does not spend its deadline waiting, and a thousand concurrent calls all
+//! queued call does not spend its deadline waiting, a queued call cancelled is answered at once, and a thousand concurrent calls all
 //! finish with paired events.
 
 mod common;
@@ -15,7 +15,8 @@ use runtime_support::*;
 use serde_json::{Value, json};
 use tool_core::events::EventFilter;
 use tool_core::{
-    ActivityStatus, ErrorKind, EventKind, Registry, Runtime, Tool, ToolContext, ToolError, ToolSpec,
+    ActivityStatus, CallOptions, ErrorKind, EventKind, Registry, Runtime, Tool, ToolContext,
+    ToolError, ToolSpec,
 };
 
 /// Tracks how many calls run at once.
@@ -104,6 +105,50 @@ async fn a_queued_call_does_not_spend_its_deadline_waiting() {
     slow.started.notified().await;
     let second = s.call(call("c2", "quick", json!({"ms": 5}))).await;
     assert!(second.is_success(), "{}", second.to_json());
+    assert!(first.await.unwrap().is_success());
+}
+
+#[tokio::test]
+async fn a_call_cancelled_while_it_waits_for_a_slot_is_answered_and_never_runs() {
+    // One slot, held for 600 ms; the queued call is cancelled 50 ms in.
+    let slow = Sleepy::default();
+    let gauge = Gauge::default();
+    let runtime = Runtime::builder(registry(|b| {
+        b.register(slow.clone()).register(gauge.clone())
+    }))
+    .max_concurrent(1)
+    .build();
+    let s = runtime.session();
+    let first = {
+        let s = s.clone();
+        tokio::spawn(async move { s.call(call("c1", "sleepy", json!({"ms": 600}))).await })
+    };
+    slow.started.notified().await;
+    let token = tokio_util::sync::CancellationToken::new();
+    let queued = {
+        let (s, token) = (s.clone(), token.clone());
+        tokio::spawn(async move {
+            let options = CallOptions::new().cancel(token);
+            s.call_with(call("c2", "gauge", json!({"key": "k"})), options)
+                .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    token.cancel();
+    // Answered at once, not when the slot frees.
+    let out = tokio::time::timeout(Duration::from_millis(300), queued)
+        .await
+        .expect("answered while still queued")
+        .unwrap();
+    assert_kind(expect_err(&out), ErrorKind::Cancelled);
+    assert_eq!(gauge.max.load(Ordering::SeqCst), 0, "the queued tool ran");
+    let record = runtime
+        .activities()
+        .get(&out.activity_id)
+        .await
+        .expect("record");
+    assert_eq!(record.status, ActivityStatus::Failure);
+    // The session goes on: the call holding the slot finishes.
     assert!(first.await.unwrap().is_success());
 }
 

@@ -8,7 +8,7 @@ use rmcp::model::{
     ListToolsResult, NumberOrString, PaginatedRequestParams, ProgressNotificationParam,
     ProgressToken, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
@@ -154,23 +154,15 @@ impl McpHandler {
     async fn call_reporting_progress(
         &self,
         call: ToolCall,
-        options: CallOptions,
+        mut options: CallOptions,
         token: ProgressToken,
-        context: &RequestContext<RoleServer>,
+        peer: Peer<RoleServer>,
     ) -> CallOutcome {
         let queue = Arc::new(ProgressQueue::default());
-        let mut options = options;
         options.observer = Some(queue.clone());
         let fut = self.session.call_with(call, options);
         tokio::pin!(fut);
-        let mut progress = 0u64;
-        let mut notify = async |message: String| {
-            progress += 1;
-            let param = ProgressNotificationParam::new(token.clone(), progress as f64)
-                .with_message(message);
-            // A client gone away is the call's cancellation to notice, not ours.
-            let _ = context.peer.notify_progress(param).await;
-        };
+        let mut sent = 0u64;
         // The call first: one that is done when first polled never waits on the queue.
         let outcome = loop {
             tokio::select! {
@@ -178,17 +170,35 @@ impl McpHandler {
                 outcome = &mut fut => break outcome,
                 () = queue.ready.notified() => {
                     while let Some(message) = queue.pop() {
-                        notify(message).await;
+                        sent += 1;
+                        notify_progress(&peer, &token, sent, message).await;
                     }
                 }
             }
         };
         // What the tool emitted just before it finished still precedes the result.
         while let Some(message) = queue.pop() {
-            notify(message).await;
+            sent += 1;
+            notify_progress(&peer, &token, sent, message).await;
         }
         outcome
     }
+}
+
+/// Sends one progress notification. Boxed: the notification's future is large, and only
+/// calls that report progress send one.
+fn notify_progress<'a>(
+    peer: &'a Peer<RoleServer>,
+    token: &ProgressToken,
+    progress: u64,
+    message: String,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+    let param =
+        ProgressNotificationParam::new(token.clone(), progress as f64).with_message(message);
+    Box::pin(async move {
+        // A client gone away is the call's cancellation to notice, not ours.
+        let _ = peer.notify_progress(param).await;
+    })
 }
 
 impl ServerHandler for McpHandler {
@@ -208,37 +218,46 @@ impl ServerHandler for McpHandler {
         self.shared.tools.iter().find(|t| t.name == name).cloned()
     }
 
-    async fn call_tool(
+    fn call_tool(
         &self,
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
-    ) -> Result<CallToolResponse, ErrorData> {
+    ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
+        // What the call needs is taken out of the request and its context here, so that
+        // neither is kept in the call's future (the server spawns it, copying it whole).
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call = ToolCall::new(request_id(&context.id), request.name.to_string(), arguments);
-        let options = CallOptions::new().cancel(context.ct.clone());
+        let call = ToolCall::new(
+            request_id(&context.id),
+            request.name.into_owned(),
+            arguments,
+        );
+        // Chunk and progress events become progress notifications when the client asked
+        // for them with a progress token.
+        let progress = context.meta.get_progress_token();
+        let options = CallOptions::new().cancel(context.ct);
+        let progress = progress.map(|token| (token, context.peer));
+        async move {
+            let outcome = match progress {
+                None => self.session.call_with(call, options).await,
+                Some((token, peer)) => {
+                    self.call_reporting_progress(call, options, token, peer)
+                        .await
+                }
+            };
 
-        // Chunk and progress events become progress notifications when the client asked for
-        // them with a progress token.
-        let outcome = match context.meta.get_progress_token() {
-            None => self.session.call_with(call, options).await,
-            Some(token) => {
-                self.call_reporting_progress(call, options, token, &context)
-                    .await
-            }
-        };
-
-        // Each call gets a tracker of its own: an MCP host keeps (or compacts) its context
-        // itself, so a resource is never answered with "already shown".
-        let mut tracker = ResourcesTracker::new();
-        let parts = McpParts::of(&outcome, &mut tracker);
-        let content = vec![ContentBlock::text(parts.text)];
-        let mut result = if parts.is_error {
-            CallToolResult::error(content)
-        } else {
-            CallToolResult::success(content)
-        };
-        result.structured_content = parts.structured;
-        Ok(CallToolResponse::from(result))
+            // Each call gets a tracker of its own: an MCP host keeps (or compacts) its
+            // context itself, so a resource is never answered with "already shown".
+            let mut tracker = ResourcesTracker::new();
+            let parts = McpParts::of(&outcome, &mut tracker);
+            let content = vec![ContentBlock::text(parts.text)];
+            let mut result = if parts.is_error {
+                CallToolResult::error(content)
+            } else {
+                CallToolResult::success(content)
+            };
+            result.structured_content = parts.structured;
+            Ok(CallToolResponse::from(result))
+        }
     }
 }
 

@@ -118,7 +118,9 @@ impl Session {
         start
             .data
             .insert("duplicate_of".into(), Value::String(first_id.clone()));
-        self.begin(start).await;
+        if let Some(pending) = self.begin(start) {
+            pending.await;
+        }
         let result = tokio::select! {
             waited = rx.wait_for(Option::is_some) => match waited {
                 // `wait_for` returns once the value is `Some`.
@@ -132,7 +134,9 @@ impl Session {
                 Err(cancelled_error().with_signature(signature_of_arguments(&spec.name, arguments)))
             }
         };
-        self.finish(activity_id, &spec.name, &result).await;
+        if let Some(pending) = self.finish(activity_id, &spec.name, &result) {
+            pending.await;
+        }
         result
     }
 }

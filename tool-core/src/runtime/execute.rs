@@ -3,7 +3,7 @@
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::pin::{Pin, pin};
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -22,6 +22,8 @@ use crate::output::keep_tree;
 use crate::registry::ToolEntry;
 use crate::spec::ToolSpec;
 use crate::tool::ToolFuture;
+
+use super::BoxFuture;
 use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// A validated call that passed the redundancy check, ready for the approval gate.
@@ -44,43 +46,48 @@ pub(super) struct Prepared<'a> {
 impl Session {
     /// Answers a call of a known tool refused before it ran: [`Session::reject`] with the
     /// tool's [`error_context`](field@ToolSpec::error_context) added.
-    pub(super) async fn refuse(
-        &self,
-        activity_id: &Arc<str>,
-        spec: &ToolSpec,
-        args: &Arc<Arguments>,
+    ///
+    /// Boxed, as every refusal is: the call's future stays small for the calls that run
+    /// (a future is copied whole each time it is moved, and the server spawns it).
+    pub(super) fn refuse<'a>(
+        &'a self,
+        activity_id: &'a Arc<str>,
+        spec: &'a ToolSpec,
+        args: &'a Arc<Arguments>,
         err: ToolError,
-    ) -> SharedResult {
+    ) -> BoxFuture<'a, SharedResult> {
         let err = with_error_context(err, spec, args);
         self.reject(activity_id, &spec.name, args, spec.user_facing, err)
-            .await
     }
 
     /// Answers a call refused before its tool ran (unknown tool, mode, permission,
     /// validation, approval, a cancelled session). It still gets an activity record, which
     /// fails at once, and a START + ERROR pair, so every call's events pair up.
-    pub(super) async fn reject(
-        &self,
-        activity_id: &Arc<str>,
-        name: &str,
-        args: &Arc<Arguments>,
+    pub(super) fn reject<'a>(
+        &'a self,
+        activity_id: &'a Arc<str>,
+        name: &'a str,
+        args: &'a Arc<Arguments>,
         user_facing: bool,
         err: ToolError,
-    ) -> SharedResult {
-        self.begin(ActivityStart::new(
-            activity_id.clone(),
-            name,
-            args.clone(),
-            user_facing,
-        ))
-        .await;
-        let result = Err(err);
-        self.finish(activity_id, name, &result).await;
-        result
+    ) -> BoxFuture<'a, SharedResult> {
+        Box::pin(async move {
+            let start = ActivityStart::new(activity_id.clone(), name, args.clone(), user_facing);
+            if let Some(pending) = self.begin(start) {
+                pending.await;
+            }
+            let result = Err(err);
+            if let Some(pending) = self.finish(activity_id, name, &result) {
+                pending.await;
+            }
+            result
+        })
     }
 
-    /// Opens a call's activity record and emits its START.
-    pub(super) async fn begin(&self, start: ActivityStart) {
+    /// Opens a call's activity record and emits its START. A store that records without
+    /// waiting ([`ActivityStore::begin_now`](crate::ActivityStore::begin_now)) is done on
+    /// return; for any other the returned future stores the record, then emits.
+    pub(super) fn begin(&self, start: ActivityStart) -> Option<BoxFuture<'_, ()>> {
         let inner = &self.runtime.inner;
         let event = inner.events.wants(EventKind::ToolCallStart).then(|| {
             Event::new(
@@ -92,16 +99,30 @@ impl Session {
                 },
             )
         });
-        if let Some(start) = inner.activities.begin_now(start) {
-            inner.activities.begin(start).await;
-        }
-        if let Some(event) = event {
-            inner.events.emit(event);
+        match inner.activities.begin_now(start) {
+            None => {
+                if let Some(event) = event {
+                    inner.events.emit(event);
+                }
+                None
+            }
+            Some(start) => Some(Box::pin(async move {
+                inner.activities.begin(start).await;
+                if let Some(event) = event {
+                    inner.events.emit(event);
+                }
+            })),
         }
     }
 
-    /// Closes a call's activity and emits its END or ERROR.
-    pub(super) async fn finish(&self, activity_id: &str, tool: &str, result: &SharedResult) {
+    /// Closes a call's activity and emits its END or ERROR: at once for a success kept by a
+    /// store that records without waiting; else through the returned future.
+    pub(super) fn finish<'a>(
+        &'a self,
+        activity_id: &'a str,
+        tool: &'a str,
+        result: &SharedResult,
+    ) -> Option<BoxFuture<'a, ()>> {
         let inner = &self.runtime.inner;
         match result {
             Ok(output) => {
@@ -112,36 +133,46 @@ impl Session {
                         success: output.is_success(),
                         result: output.to_value().unwrap_or(Value::Null),
                     });
+                let emit = move || {
+                    if let Some(data) = end {
+                        inner.events.emit(Event::new(
+                            EventKind::ToolCallEnd,
+                            activity_id,
+                            tool,
+                            data,
+                        ));
+                    }
+                };
                 let output = ActivityOutput::new(output.clone());
-                if let Some(output) = inner.activities.succeed_now(activity_id, output) {
-                    inner.activities.succeed(activity_id, output).await;
-                }
-                if let Some(data) = end {
-                    inner
-                        .events
-                        .emit(Event::new(EventKind::ToolCallEnd, activity_id, tool, data));
+                match inner.activities.succeed_now(activity_id, output) {
+                    None => {
+                        emit();
+                        None
+                    }
+                    Some(output) => Some(Box::pin(async move {
+                        inner.activities.succeed(activity_id, output).await;
+                        emit();
+                    })),
                 }
             }
             Err(e) => {
-                inner
-                    .activities
-                    .update(
-                        activity_id,
-                        ActivityUpdate::Finish {
-                            status: ActivityStatus::Failure,
-                            data: None,
-                            error: Some(e.full_message()),
-                        },
-                    )
-                    .await;
-                if inner.events.wants(EventKind::Error) {
-                    inner.events.emit(Event::new(
-                        EventKind::Error,
-                        activity_id,
-                        tool,
-                        EventData::Error { error: e.to_json() },
-                    ));
-                }
+                let update = ActivityUpdate::Finish {
+                    status: ActivityStatus::Failure,
+                    data: None,
+                    error: Some(e.full_message()),
+                };
+                let error = inner
+                    .events
+                    .wants(EventKind::Error)
+                    .then(|| EventData::Error { error: e.to_json() });
+                Some(Box::pin(async move {
+                    inner.activities.update(activity_id, update).await;
+                    if let Some(data) = error {
+                        inner
+                            .events
+                            .emit(Event::new(EventKind::Error, activity_id, tool, data));
+                    }
+                }))
             }
         }
     }
@@ -171,149 +202,186 @@ impl Session {
         }
     }
 
+    /// Asks the approver about a call that needs approval: `None` when approved, else the
+    /// refusal. Boxed: most calls need none, and their futures stay small.
+    fn approve<'a>(&'a self, p: &'a Prepared<'_>) -> BoxFuture<'a, Option<SharedResult>> {
+        Box::pin(async move {
+            let spec = p.entry.spec();
+            let request = ApprovalRequest {
+                call_id: p.call.id.clone(),
+                tool: spec.name.to_string(),
+                action: p.action.clone(),
+                arguments: p.arguments.to_value().unwrap_or(Value::Null),
+                signature: signature_of_arguments(&spec.name, p.arguments),
+            };
+            let ApprovalDecision::Deny { reason } =
+                self.runtime.inner.approver.approve(&request).await
+            else {
+                return None;
+            };
+            let msg = match reason {
+                Some(r) => format!("the call was not approved: {r}"),
+                None => "the call was not approved".to_owned(),
+            };
+            let err = ToolError::new(ErrorKind::ApprovalDenied, msg)
+                .with_suggestion(
+                    "Do not retry the same call; ask the user or take another approach.",
+                )
+                .with_signature(request.signature);
+            Some(self.refuse(p.activity_id, spec, p.arguments, err).await)
+        })
+    }
+
     /// The approval gate, then the run: in a concurrency slot, under a deadline, with a
     /// cancellation token, its panic caught.
-    pub(super) async fn execute(&self, p: Prepared<'_>, future: ToolFuture<'_>) -> SharedResult {
+    pub(super) async fn execute(&self, p: &Prepared<'_>, future: ToolFuture<'_>) -> SharedResult {
         let inner = &self.runtime.inner;
         let spec = p.entry.spec();
-        let (call, activity_id, arguments) = (p.call, p.activity_id, p.arguments);
-        let action = p.action;
+        let (activity_id, arguments) = (p.activity_id, p.arguments);
         let signature = || signature_of_arguments(&spec.name, arguments);
 
         // Approval gate.
-        let forced = inner.approval_required.iter().any(|(t, a)| {
-            t == spec.name.as_ref() && (a.is_none() || a.as_deref() == action.as_deref())
-        });
-        if spec.needs_approval(action.as_deref()) || forced {
-            let request = ApprovalRequest {
-                call_id: call.id.clone(),
-                tool: spec.name.to_string(),
-                action: action.clone(),
-                arguments: arguments.to_value().unwrap_or(Value::Null),
-                signature: signature(),
-            };
-            if let ApprovalDecision::Deny { reason } = inner.approver.approve(&request).await {
-                let msg = match reason {
-                    Some(r) => format!("the call was not approved: {r}"),
-                    None => "the call was not approved".to_owned(),
-                };
-                let err = ToolError::new(ErrorKind::ApprovalDenied, msg)
-                    .with_suggestion(
-                        "Do not retry the same call; ask the user or take another approach.",
-                    )
-                    .with_signature(request.signature);
-                return self.refuse(activity_id, spec, arguments, err).await;
-            }
+        let action = p.action.as_deref();
+        let forced = inner
+            .approval_required
+            .iter()
+            .any(|(t, a)| t == spec.name.as_ref() && (a.is_none() || a.as_deref() == action));
+        if (spec.needs_approval(action) || forced)
+            && let Some(refused) = self.approve(p).await
+        {
+            return refused;
         }
 
-        // A timer made here first: making one panics when the tokio runtime has no time
-        // driver, and that is a host's mistake to report, not a tool's panic. It is the
-        // deadline's timer when a slot is free at once; else one is made once the call has
-        // its slot.
+        // Whether the tokio runtime has a time driver: making a timer without one panics,
+        // and that is a host's mistake to report, not a tool's panic.
         let timeout = spec
             .timeout
             .unwrap_or(inner.default_timeout)
             .min(inner.max_timeout);
-        let probed = Instant::now();
-        let Ok(probe) = std::panic::catch_unwind(|| tokio::time::sleep(timeout)) else {
+        if std::panic::catch_unwind(|| drop(tokio::time::sleep(timeout))).is_err() {
             let err = ToolError::system(
                 "the tokio runtime has no time driver, so the call's deadline cannot be kept; \
                  the host must build its runtime with `enable_all()` (or `enable_time()`)",
             )
             .with_signature(signature());
             return self.refuse(activity_id, spec, arguments, err).await;
-        };
+        }
 
         // Activity record and START.
-        self.begin(ActivityStart::new(
+        let start = ActivityStart::new(
             activity_id.clone(),
             p.entry.shared_name().clone(),
             arguments.clone(),
             spec.user_facing,
-        ))
-        .await;
+        );
+        if let Some(pending) = self.begin(start) {
+            pending.await;
+        }
 
-        // Run in a concurrency slot, under a deadline that starts once the slot is got, with
-        // a cancellation token the deadline and the session both cancel. The tool's future is
-        // polled here, not on a task of its own: a panic in it is caught where it is polled,
-        // and if this call is dropped (its caller gave up), the tool is dropped with it.
-        let ctx = p.ctx;
-        let run = async {
-            // The deadline counts from when the call has its slot: the probe's, made a moment
-            // ago, when one is free; else a new timer once one is got. A new timer rather
-            // than a reset of the probe: a reset registers it with the time driver (a wake-up
-            // of the driver), while a timer is registered only when first polled, so a call
-            // that is done before the deadline is first polled never touches the driver.
-            // The probe is kept only while it is fresh: a store slow to open the record
-            // must not shorten the deadline.
-            let free = inner.limiter.try_acquire().ok();
-            let (_permit, timer, from) = match free {
-                Some(permit) if probed.elapsed() < PROBE_REUSE => (Some(permit), probe, probed),
-                free => {
-                    drop(probe);
-                    let permit = match free {
-                        Some(permit) => Some(permit),
-                        None => inner.limiter.acquire().await.ok(),
-                    };
-                    (permit, tokio::time::sleep(timeout), Instant::now())
-                }
-            };
-            let mut timer = pin!(timer);
-            if let Some(deadline) = from.checked_add(timeout) {
-                let _ = ctx.deadline.set(deadline);
-            }
-            let invoked = CatchUnwind(future);
-            tokio::select! {
-                // The tool first, as `tokio::time::timeout` polls it: a result that is ready
-                // when the deadline passes still counts.
-                biased;
-                result = invoked => result.unwrap_or_else(|Panicked| Err(panicked_error())),
-                () = &mut timer => {
-                    ctx.cancel_call();
-                    Err(ToolError::new(
-                        ErrorKind::Timeout,
-                        format!("the call did not finish within {}", human_duration(timeout)),
-                    )
-                    .with_suggestion(
-                        "Try a smaller request, or raise the tool's timeout if it allows one.",
-                    ))
-                }
-            }
-        };
         // Until the tool has answered, dropping this call cancels its token, so whatever
         // the tool started on it stops too.
-        let guard = CancelOnDrop(Some(ctx));
-        // Cancelled: the tool's token fires before its future is dropped, so a guard in the
-        // tool sees it.
-        let cancelled = async {
-            p.scope.cancelled(&self.cancel).await;
-            ctx.cancel_call();
+        let guard = CancelOnDrop(Some(p.ctx));
+        let result = match inner.limiter.try_acquire() {
+            Ok(permit) => Ok(Some(permit)),
+            // No free slot: wait for one (boxed: most calls find one free), unless the call
+            // is cancelled first.
+            Err(_) => self.wait_for_slot(p.scope).await,
         };
-        // The tool first: a call done when first polled never waits on a token (which
-        // would register with it, and unregister, under its lock).
-        let result: SharedResult = tokio::select! {
-            biased;
-            result = run => {
+        let result: SharedResult = match result {
+            Ok(_permit) => {
+                // The deadline counts from when the call has its slot.
+                let deadline = Instant::now().checked_add(timeout);
+                if let Some(deadline) = deadline {
+                    let _ = p.ctx.deadline.set(deadline);
+                }
+                // Answered (on the deadline or a cancellation the token has fired already).
+                let result = self.run_tool(p, future, deadline, timeout).await;
                 guard.disarm();
                 result
             }
-            () = cancelled => Err(cancelled_error()),
+            Err(()) => Err(cancelled_error()),
         };
         // The output's JSON, made once: the activity record, the END event, the outcome and
         // a duplicate's answer all read it.
         let result = result.map(keep_tree);
         // A write has run (or began to): what the turn answered before may be stale.
         if let Some(key) = &p.writes {
-            self.invalidate_turn(key, &call.id);
+            self.invalidate_turn(key, &p.call.id);
         }
         let result = result.map_err(|e| with_error_context(sign(e, signature), spec, arguments));
-        self.finish(activity_id, &spec.name, &result).await;
+        if let Some(pending) = self.finish(activity_id, &spec.name, &result) {
+            pending.await;
+        }
         result
     }
 }
 
-/// How long after it was made the probe timer may still stand for a call's deadline.
-const PROBE_REUSE: Duration = Duration::from_millis(1);
+impl Session {
+    /// Waits for a concurrency slot: `Err` when the call (or the session) is cancelled
+    /// first, `Ok(None)` when the limiter was closed.
+    fn wait_for_slot<'a>(
+        &'a self,
+        scope: &'a CallOptions,
+    ) -> BoxFuture<'a, Result<Option<tokio::sync::SemaphorePermit<'a>>, ()>> {
+        Box::pin(async move {
+            tokio::select! {
+                biased;
+                permit = self.runtime.inner.limiter.acquire() => Ok(permit.ok()),
+                () = scope.cancelled(&self.cancel) => Err(()),
+            }
+        })
+    }
+
+    /// Polls the tool's future to its answer, its panic caught: the tool first, then (once
+    /// it has waited) its deadline and the call's cancellation, in that order, so a result
+    /// ready when the deadline passes still counts. A tool that answers when first polled
+    /// never makes a timer nor waits on a token; one that waits gets both, boxed. On the
+    /// deadline or a cancellation the tool's token fires before its future is dropped, so a
+    /// guard in the tool sees it.
+    async fn run_tool(
+        &self,
+        p: &Prepared<'_>,
+        future: ToolFuture<'_>,
+        deadline: Option<Instant>,
+        timeout: Duration,
+    ) -> SharedResult {
+        let mut tool = CatchUnwind(future);
+        let mut timer: Option<Pin<Box<tokio::time::Sleep>>> = None;
+        let mut cancelled: Option<BoxFuture<'_, ()>> = None;
+        std::future::poll_fn(|cx| {
+            if let Poll::Ready(result) = Pin::new(&mut tool).poll(cx) {
+                return Poll::Ready(result.unwrap_or_else(|Panicked| Err(panicked_error())));
+            }
+            if let Some(deadline) = deadline {
+                let timer = timer.get_or_insert_with(|| {
+                    Box::pin(tokio::time::sleep_until(tokio::time::Instant::from_std(
+                        deadline,
+                    )))
+                });
+                if timer.as_mut().poll(cx).is_ready() {
+                    p.ctx.cancel_call();
+                    return Poll::Ready(Err(timeout_error(timeout)));
+                }
+            }
+            let cancelled =
+                cancelled.get_or_insert_with(|| Box::pin(p.scope.cancelled(&self.cancel)));
+            if cancelled.as_mut().poll(cx).is_ready() {
+                p.ctx.cancel_call();
+                return Poll::Ready(Err(cancelled_error()));
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+fn timeout_error(timeout: Duration) -> ToolError {
+    ToolError::new(
+        ErrorKind::Timeout,
+        format!("the call did not finish within {}", human_duration(timeout)),
+    )
+    .with_suggestion("Try a smaller request, or raise the tool's timeout if it allows one.")
+}
 
 /// Cancels a call's token when dropped, unless disarmed: when the call is answered before
 /// its tool (the session was cancelled) or abandoned by its caller.

@@ -172,8 +172,12 @@ impl Session {
     /// of its events ([`CallOptions`]). A cancelled call still ends through the runtime's
     /// path: the tool's token fires, the answer is a `cancelled` error and the activity ends
     /// `failure`.
-    pub async fn call_with(&self, call: ToolCall, options: CallOptions) -> CallOutcome {
-        self.call_in(call, &options).await
+    pub fn call_with(
+        &self,
+        call: ToolCall,
+        options: CallOptions,
+    ) -> impl Future<Output = CallOutcome> + Send + '_ {
+        self.call_in(call, options)
     }
 
     /// Runs several calls concurrently, answering in the order given.
@@ -215,11 +219,18 @@ impl Session {
     /// a deadline. Without the driver the call does not run, and is answered with a
     /// `system_error` that says so (tokio's own panic message is caught on the way, so it is
     /// printed by the panic hook; a build with `panic = "abort"` aborts there instead).
-    pub async fn call(&self, call: ToolCall) -> CallOutcome {
-        self.call_in(call, &CallOptions::default()).await
+    pub fn call(&self, call: ToolCall) -> impl Future<Output = CallOutcome> + Send + '_ {
+        self.call_in(call, CallOptions::default())
     }
 
-    async fn call_in(&self, mut call: ToolCall, scope: &CallOptions) -> CallOutcome {
+    /// The call's future. Not an `async fn`: what is made before the first await is made
+    /// here and moved into the future once, not kept twice in it (a future is copied whole
+    /// each time it moves, and servers spawn one per call).
+    fn call_in(
+        &self,
+        mut call: ToolCall,
+        scope: CallOptions,
+    ) -> impl Future<Output = CallOutcome> + Send + '_ {
         let started = Instant::now();
         // Activity ids are unique in the process, not only in this runtime: runtimes may
         // share one activity store.
@@ -230,20 +241,22 @@ impl Session {
             &mut call.arguments,
             Arguments::Text(String::new()),
         ));
-        let mut answer = Answer {
-            tool: None,
-            duplicate_of: None,
-        };
-        let result = self
-            .run(&call, arguments, &activity_id, &mut answer, scope)
-            .await;
-        CallOutcome {
-            call_id: call.id,
-            activity_id,
-            tool: answer.tool.unwrap_or(call.name),
-            result,
-            duplicate_of: answer.duplicate_of,
-            elapsed: started.elapsed(),
+        async move {
+            let mut answer = Answer {
+                tool: None,
+                duplicate_of: None,
+            };
+            let result = self
+                .run(&call, arguments, &activity_id, &mut answer, &scope)
+                .await;
+            CallOutcome {
+                call_id: call.id,
+                activity_id,
+                tool: answer.tool.unwrap_or(call.name),
+                result,
+                duplicate_of: answer.duplicate_of,
+                elapsed: started.elapsed(),
+            }
         }
     }
 
@@ -339,30 +352,33 @@ impl Session {
             Some(key) => match self.admit(key.clone(), &call.id) {
                 Admission::Duplicate { first_id, mut slot } => {
                     answer.duplicate_of = Some(first_id.clone());
-                    return self
-                        .answer_duplicate(activity_id, first_id, spec, arguments, &mut slot, scope)
-                        .await;
+                    // Boxed: only duplicates take this path.
+                    return Box::pin(self.answer_duplicate(
+                        activity_id,
+                        first_id,
+                        spec,
+                        arguments,
+                        &mut slot,
+                        scope,
+                    ))
+                    .await;
                 }
                 Admission::First(tx) => Some(tx),
                 Admission::Untracked => None,
             },
         };
         let writes = key.filter(|_| !spec.is_read_only(action.as_deref()));
-        let result = self
-            .execute(
-                Prepared {
-                    call,
-                    activity_id,
-                    entry: &entry,
-                    action,
-                    arguments,
-                    writes,
-                    ctx: &ctx,
-                    scope,
-                },
-                future,
-            )
-            .await;
+        let prepared = Prepared {
+            call,
+            activity_id,
+            entry: &entry,
+            action,
+            arguments,
+            writes,
+            ctx: &ctx,
+            scope,
+        };
+        let result = self.execute(&prepared, future).await;
         if let Some(tx) = publish {
             tx.send_replace(Some(result.clone()));
         }
