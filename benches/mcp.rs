@@ -9,6 +9,8 @@
 //! Prints calls per second for each (medians) and the ratio: the median of the ratios of
 //! paired rounds, in which the side that goes first alternates (goal: toolsmith >= 0.95x
 //! the baseline).
+//! `MCP_BENCH_SIDE=toolsmith` or `MCP_BENCH_SIDE=baseline` runs one side alone (for a
+//! profiler: instructions per call do not move with the machine's load as rates do).
 //! The toolsmith side runs the whole call path (validation, activity record, events), the
 //! baseline only parses the arguments.
 
@@ -164,6 +166,13 @@ async fn main() {
     } else {
         1
     };
+    // `MCP_BENCH_SIDE=toolsmith` (or `baseline`) runs one side alone, for a profiler to
+    // count one server's work (`valgrind --tool=callgrind`, one round).
+    let only = match std::env::var("MCP_BENCH_SIDE").as_deref() {
+        Ok("toolsmith") => Some(true),
+        Ok("baseline") => Some(false),
+        _ => None,
+    };
     for (label, http) in [
         ("stdio (in-memory stream)", false),
         ("streamable HTTP (loopback)", true),
@@ -177,6 +186,9 @@ async fn main() {
                 [false, true]
             };
             for toolsmith in order {
+                if only.is_some_and(|side| side != toolsmith) {
+                    continue;
+                }
                 let client = if http {
                     http_pair(toolsmith).await
                 } else {
@@ -190,7 +202,18 @@ async fn main() {
                     base.push(rate)
                 }
             }
-            ratios.push(ours[round] / base[round]);
+            if only.is_none() {
+                ratios.push(ours[round] / base[round]);
+            }
+        }
+        if only.is_some() {
+            let (side, rates) = if ours.is_empty() {
+                ("rmcp baseline", base)
+            } else {
+                ("toolsmith", ours)
+            };
+            println!("mcp {label}: {side} {:.0} calls/s", median(rates));
+            continue;
         }
         let (o, b, r) = (median(ours), median(base), median(ratios));
         println!(
