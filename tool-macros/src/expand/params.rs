@@ -146,22 +146,17 @@ pub(super) fn visit_map_body(
     let indices = 0..keys.len();
     quote! {
         #checks
-        #[derive(Clone, Copy)]
-        struct __Keys;
-        impl #krate::__private::ParamKeys for __Keys {
-            const NAMES: &'static [&'static str] = &[#(#keys),*];
-            #[inline]
-            fn find(__k: &str) -> ::core::option::Option<usize> {
-                match __k {
-                    #(#keys => ::core::option::Option::Some(#indices),)*
-                    _ => ::core::option::Option::None,
-                }
+        const __KEYS: &[&str] = &[#(#keys),*];
+        fn __key(__k: &str) -> ::core::option::Option<usize> {
+            match __k {
+                #(#keys => ::core::option::Option::Some(#indices),)*
+                _ => ::core::option::Option::None,
             }
         }
         #tag_decl
         #(#decls)*
         while let ::core::option::Option::Some(__key) =
-            #serde::de::MapAccess::next_key_seed(&mut __map, #krate::__private::KeySeed(__Keys))?
+            #serde::de::MapAccess::next_key_seed(&mut __map, #krate::__private::KeySeed(__KEYS, __key))?
         {
             match __key {
                 #tag_arm

@@ -7,47 +7,37 @@ use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess
 
 use super::checks::{ParamDeserialize, ParamJsonSchema};
 
-/// The parameter names of a generated input type and the function that finds one (a
-/// `match` on the literal names, which the compiler turns into a switch on the length and
-/// one comparison). Each generated input type has its own, so the key lookup is inlined
-/// into its decoding.
-pub trait ParamKeys: Copy {
-    /// The names, in slot order.
-    const NAMES: &'static [&'static str];
-    /// The slot of a name, `None` when it is not a parameter.
-    fn find(name: &str) -> Option<usize>;
-}
-
 /// Finds a map key among the known parameter names: its index, or an `unknown parameter`
 /// error naming the key and the known ones (the generated input types refuse unknown
 /// members themselves, as `#[serde(deny_unknown_fields)]` does).
+///
+/// The names, and the generated function that finds one (a `match` on the literal names,
+/// which the compiler turns into a switch on the length and one comparison).
 #[derive(Clone, Copy)]
-pub struct KeySeed<K>(pub K);
+pub struct KeySeed(pub &'static [&'static str], pub fn(&str) -> Option<usize>);
 
-impl<'de, K: ParamKeys> DeserializeSeed<'de> for KeySeed<K> {
+impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = usize;
-    #[inline]
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_identifier(self)
     }
 }
 
-impl<K: ParamKeys> Visitor<'_> for KeySeed<K> {
+impl Visitor<'_> for KeySeed {
     type Value = usize;
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a parameter name")
     }
-    #[inline]
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-        match K::find(v) {
+        match (self.1)(v) {
             Some(i) => Ok(i),
-            None => Err(unknown_param(v, K::NAMES)),
+            None => Err(unknown_param(v, self.0)),
         }
     }
     fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<Self::Value, E> {
-        match std::str::from_utf8(v).ok().and_then(K::find) {
+        match std::str::from_utf8(v).ok().and_then(self.1) {
             Some(i) => Ok(i),
-            None => Err(unknown_param(&String::from_utf8_lossy(v), K::NAMES)),
+            None => Err(unknown_param(&String::from_utf8_lossy(v), self.0)),
         }
     }
 }
