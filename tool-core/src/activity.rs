@@ -398,7 +398,6 @@ impl InMemoryActivityStore {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    #[inline]
     fn keep(&self, kept: Kept, id: Arc<str>) {
         let mut inner = self.lock();
         // Replacing a record already kept takes no room; only a new one may evict.

@@ -15,8 +15,8 @@ use runtime_support::*;
 use serde_json::{Value, json};
 use tool_core::events::EventFilter;
 use tool_core::{
-    ActivityStatus, CallOptions, ErrorKind, EventKind, Registry, Runtime, Tool, ToolContext,
-    ToolError, ToolSpec,
+    ActivityStatus, CallOptions, ErrorKind, EventKind, Registry, Runtime, Session, Tool,
+    ToolContext, ToolError, ToolSpec,
 };
 
 /// Tracks how many calls run at once.
@@ -72,6 +72,18 @@ async fn concurrent_calls_answer_in_order_and_respect_the_limit() {
     );
 }
 
+/// Starts a `sleepy` call of `ms` on its own task and returns once it runs (holding a slot).
+async fn hold_the_slot(
+    s: &Session,
+    slow: &Sleepy,
+    ms: u64,
+) -> tokio::task::JoinHandle<tool_core::CallOutcome> {
+    let s = s.clone();
+    let first = tokio::spawn(async move { s.call(call("c1", "sleepy", json!({"ms": ms}))).await });
+    slow.started.notified().await;
+    first
+}
+
 #[tokio::test]
 async fn a_queued_call_does_not_spend_its_deadline_waiting() {
     // One slot; the first call holds it for 1.5 s, the second has a 1 s deadline but needs
@@ -98,11 +110,7 @@ async fn a_queued_call_does_not_spend_its_deadline_waiting() {
     .max_concurrent(1)
     .build();
     let s = runtime.session();
-    let first = {
-        let s = s.clone();
-        tokio::spawn(async move { s.call(call("c1", "sleepy", json!({"ms": 1500}))).await })
-    };
-    slow.started.notified().await;
+    let first = hold_the_slot(&s, &slow, 1500).await;
     let second = s.call(call("c2", "quick", json!({"ms": 5}))).await;
     assert!(second.is_success(), "{}", second.to_json());
     assert!(first.await.unwrap().is_success());
@@ -119,11 +127,7 @@ async fn a_call_cancelled_while_it_waits_for_a_slot_is_answered_and_never_runs()
     .max_concurrent(1)
     .build();
     let s = runtime.session();
-    let first = {
-        let s = s.clone();
-        tokio::spawn(async move { s.call(call("c1", "sleepy", json!({"ms": 600}))).await })
-    };
-    slow.started.notified().await;
+    let first = hold_the_slot(&s, &slow, 600).await;
     let token = tokio_util::sync::CancellationToken::new();
     let queued = {
         let (s, token) = (s.clone(), token.clone());

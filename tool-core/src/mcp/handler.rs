@@ -170,31 +170,29 @@ impl McpHandler {
                 outcome = &mut fut => break outcome,
                 () = queue.ready.notified() => {
                     while let Some(message) = queue.pop() {
-                        sent += 1;
-                        notify_progress(&peer, &token, sent, message).await;
+                        notify_progress(&peer, &token, &mut sent, message).await;
                     }
                 }
             }
         };
         // What the tool emitted just before it finished still precedes the result.
         while let Some(message) = queue.pop() {
-            sent += 1;
-            notify_progress(&peer, &token, sent, message).await;
+            notify_progress(&peer, &token, &mut sent, message).await;
         }
         outcome
     }
 }
 
-/// Sends one progress notification. Boxed: the notification's future is large, and only
-/// calls that report progress send one.
+/// Sends the next progress notification (`sent` counts them). Boxed: the notification's
+/// future is large, and only calls that report progress send one.
 fn notify_progress<'a>(
     peer: &'a Peer<RoleServer>,
     token: &ProgressToken,
-    progress: u64,
+    sent: &mut u64,
     message: String,
 ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
-    let param =
-        ProgressNotificationParam::new(token.clone(), progress as f64).with_message(message);
+    *sent += 1;
+    let param = ProgressNotificationParam::new(token.clone(), *sent as f64).with_message(message);
     Box::pin(async move {
         // A client gone away is the call's cancellation to notice, not ours.
         let _ = peer.notify_progress(param).await;

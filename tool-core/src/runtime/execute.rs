@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::CallOptions;
 use super::dedupe::DedupeKey;
-use super::{ApprovalDecision, ApprovalRequest, Session, SharedResult};
+use super::{ApprovalDecision, ApprovalRequest, BoxFuture, Session, SharedResult};
 use crate::activity::{ActivityOutput, ActivityStart, ActivityStatus, ActivityUpdate};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
 use crate::context::ToolContext;
@@ -22,8 +22,6 @@ use crate::output::keep_tree;
 use crate::registry::ToolEntry;
 use crate::spec::ToolSpec;
 use crate::tool::ToolFuture;
-
-use super::BoxFuture;
 use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// A validated call that passed the redundancy check, ready for the approval gate.
@@ -99,18 +97,19 @@ impl Session {
                 },
             )
         });
+        let emit = move || {
+            if let Some(event) = event {
+                inner.events.emit(event);
+            }
+        };
         match inner.activities.begin_now(start) {
             None => {
-                if let Some(event) = event {
-                    inner.events.emit(event);
-                }
+                emit();
                 None
             }
             Some(start) => Some(Box::pin(async move {
                 inner.activities.begin(start).await;
-                if let Some(event) = event {
-                    inner.events.emit(event);
-                }
+                emit();
             })),
         }
     }
