@@ -10,7 +10,8 @@
 //! paired rounds, in which the side that goes first alternates (goal: toolsmith >= 0.95x
 //! the baseline).
 //! `MCP_BENCH_SIDE=toolsmith` or `MCP_BENCH_SIDE=baseline` runs one side alone (for a
-//! profiler: instructions per call do not move with the machine's load as rates do).
+//! profiler: instructions per call do not move with the machine's load as rates do), and
+//! `MCP_BENCH_TRANSPORT=stdio` or `MCP_BENCH_TRANSPORT=http` one transport.
 //! The toolsmith side runs the whole call path (validation, activity record, events), the
 //! baseline only parses the arguments.
 
@@ -173,10 +174,18 @@ async fn main() {
         Ok("baseline") => Some(false),
         _ => None,
     };
+    // `MCP_BENCH_TRANSPORT=stdio` (or `http`) runs one transport alone.
+    let transport = std::env::var("MCP_BENCH_TRANSPORT").ok();
     for (label, http) in [
         ("stdio (in-memory stream)", false),
         ("streamable HTTP (loopback)", true),
     ] {
+        if transport
+            .as_deref()
+            .is_some_and(|t| t != if http { "http" } else { "stdio" })
+        {
+            continue;
+        }
         let (mut ours, mut base, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         for round in 0..rounds {
             // Which side goes first alternates, so neither always gets the warmer machine.

@@ -16,7 +16,9 @@ use crate::call::ToolCall;
 use crate::events::{Event, EventData};
 use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
-use crate::runtime::{CallOptions, CallOutcome, EventObserver, Runtime, Session, SessionConfig};
+use crate::runtime::{
+    BoxFuture, CallOptions, CallOutcome, EventObserver, Runtime, Session, SessionConfig,
+};
 use crate::spec::Mode;
 
 use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
@@ -233,15 +235,16 @@ impl ServerHandler for McpHandler {
         // for them with a progress token.
         let progress = context.meta.get_progress_token();
         let options = CallOptions::new().cancel(context.ct);
-        let progress = progress.map(|token| (token, context.peer));
+        // The call's future is boxed: rmcp spawns this future for the request and tokio moves
+        // it whole several times, so it should hold a pointer to the call, not the call.
+        let outcome: BoxFuture<'_, CallOutcome> = match progress {
+            None => Box::pin(self.session.call_with(call, options)),
+            Some(token) => {
+                Box::pin(self.call_reporting_progress(call, options, token, context.peer))
+            }
+        };
         async move {
-            let outcome = match progress {
-                None => self.session.call_with(call, options).await,
-                Some((token, peer)) => {
-                    self.call_reporting_progress(call, options, token, peer)
-                        .await
-                }
-            };
+            let outcome = outcome.await;
 
             // Each call gets a tracker of its own: an MCP host keeps (or compacts) its
             // context itself, so a resource is never answered with "already shown".

@@ -320,7 +320,8 @@ impl SessionConfig {
 
 /// A boxed future: the runtime's cold paths (refusals, approval, stores that wait) are
 /// boxed so that the future of a call that runs stays small.
-type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+pub(crate) type BoxFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 /// A call's result as the runtime passes it around (and the redundancy check shares it).
 type SharedResult = Result<Arc<dyn AnyOutput>, ToolError>;
