@@ -1,6 +1,6 @@
 //! Concurrency in the runtime: concurrent calls answer in order and respect the limit, a
-//! queued call does not spend its deadline waiting, a queued call cancelled is answered at once, and a thousand concurrent calls all
-//! finish with paired events.
+//! queued call does not spend its deadline waiting, a queued call cancelled is answered at
+//! once, and a thousand concurrent calls all finish with paired events.
 
 mod common;
 mod runtime_support;

@@ -192,7 +192,7 @@ fn notify_progress<'a>(
     token: &ProgressToken,
     sent: &mut u64,
     message: String,
-) -> std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send + 'a>> {
+) -> BoxFuture<'a, ()> {
     *sent += 1;
     let param = ProgressNotificationParam::new(token.clone(), *sent as f64).with_message(message);
     Box::pin(async move {
