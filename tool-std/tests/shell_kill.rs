@@ -6,7 +6,7 @@ mod shell_support;
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use shell_support::{Fixture, alive, eventually, group_members, numbers};
+use shell_support::{Fixture, dead, eventually, group_gone, group_members, numbers};
 use tokio_util::sync::CancellationToken;
 use tool_core::{ApproveAll, CallOptions, EventKind, Services, ToolContext};
 use tool_std::shell::{BashRequest, ShellConfig};
@@ -38,8 +38,8 @@ async fn sleep_30_with_a_1_s_timeout_ends_in_time_and_leaves_no_process() {
     assert!(text.starts_with("Timed out after"), "{text}");
     assert!(out["note"].as_str().unwrap().contains("timeout of 1 s"));
     let pgid = numbers(out["output"].as_str().unwrap())[0];
-    assert!(group_members(pgid).is_empty(), "{:?}", group_members(pgid));
-    assert!(!alive(pgid));
+    assert!(group_gone(pgid), "{:?}", group_members(pgid));
+    assert!(dead(pgid));
 }
 
 #[tokio::test]
@@ -55,8 +55,8 @@ async fn a_command_that_ignores_term_is_killed_after_the_grace() {
     assert_eq!(out["status"], "timeout", "{out}");
     let pids = numbers(out["output"].as_str().unwrap());
     assert_eq!(pids.len(), 2, "{out}");
-    assert!(group_members(pids[0]).is_empty());
-    assert!(!alive(pids[1]), "the background sleep is gone");
+    assert!(group_gone(pids[0]), "{:?}", group_members(pids[0]));
+    assert!(dead(pids[1]), "the background sleep is gone");
 }
 
 #[tokio::test]
@@ -86,7 +86,7 @@ async fn background_children_are_cleaned_up_when_the_command_exits() {
     assert!(eventually(Duration::from_secs(1), || {
         group_members(pids[0]).is_empty()
     }));
-    assert!(!alive(pids[1]) && !alive(pids[2]));
+    assert!(dead(pids[1]) && dead(pids[2]));
 }
 
 #[tokio::test]
@@ -124,7 +124,7 @@ async fn cancelling_the_call_mid_run_ends_the_group() {
         group_members(pids[0])
     );
     for pid in pids {
-        assert!(eventually(Duration::from_secs(1), || !alive(pid)));
+        assert!(dead(pid));
     }
 }
 
@@ -152,7 +152,7 @@ async fn a_cancelled_run_answers_cancelled_with_the_output_so_far() {
     assert_eq!(out.status, "cancelled");
     assert!(out.output.ends_with("first\n"), "{:?}", out.output);
     let pgid = numbers(&out.output)[0];
-    assert!(group_members(pgid).is_empty());
+    assert!(group_gone(pgid), "{:?}", group_members(pgid));
 }
 
 #[tokio::test]
@@ -169,5 +169,5 @@ async fn the_runtime_deadline_still_gets_a_timeout_result() {
     assert!(started.elapsed() < Duration::from_secs(3), "{out}");
     assert_eq!(out["status"], "timeout", "{out}");
     let pgid = numbers(out["output"].as_str().unwrap())[0];
-    assert!(group_members(pgid).is_empty());
+    assert!(group_gone(pgid), "{:?}", group_members(pgid));
 }

@@ -157,6 +157,23 @@ pub fn group_members(pgid: i32) -> Vec<i32> {
     out
 }
 
+/// Whether the group `pgid` has no live process left within `AFTER_KILL`.
+///
+/// A process killed with `SIGKILL` closes its files (which is what lets the call return)
+/// before the kernel turns it into a zombie, so for a moment after the call it can still be
+/// listed, mid-exit. A process that was never signalled (a `sleep 30`) stays listed and fails.
+pub fn group_gone(pgid: i32) -> bool {
+    eventually(AFTER_KILL, || group_members(pgid).is_empty())
+}
+
+/// Whether `pid` is gone (or a zombie) within `AFTER_KILL`; see [`group_gone`].
+pub fn dead(pid: i32) -> bool {
+    eventually(AFTER_KILL, || !alive(pid))
+}
+
+/// How long a killed process may take to finish exiting on a loaded machine.
+pub const AFTER_KILL: Duration = Duration::from_secs(1);
+
 /// Whether `pid` is running (not gone, not a zombie).
 pub fn alive(pid: i32) -> bool {
     stat(pid).is_some_and(|(state, _)| state != 'Z' && state != 'X')
