@@ -60,6 +60,29 @@ async fn lookup(
     Ok(Echo { text: filter.name })
 }
 
+/// Label a text.
+#[tool(register = false)]
+async fn label(
+    /// The text.
+    text: String,
+    /// A prefix.
+    prefix: Option<String>,
+    /// Upper-case it.
+    #[param(default)]
+    upper: bool,
+    /// Anything, `null` included in its schema.
+    extra: Option<Value>,
+    /// A note kept as given.
+    note: Value,
+) -> ToolResult<Echo> {
+    ran();
+    let text = format!("{}{text}", prefix.unwrap_or_default());
+    let text = if upper { text.to_uppercase() } else { text };
+    Ok(Echo {
+        text: format!("{text} {extra:?} {note}"),
+    })
+}
+
 /// What to do with a counter.
 #[derive(Action, Debug, PartialEq)]
 enum CounterAction {
@@ -103,6 +126,7 @@ fn session() -> Session {
         .register(LookupTool)
         .register(CounterTool)
         .register(HandCounter)
+        .register(LabelTool)
         .build()
         .unwrap();
     Runtime::builder(registry).dedupe(false).build().session()
@@ -215,4 +239,39 @@ async fn a_whole_float_still_reads_as_an_integer() {
     );
     let out = refused(&s, "repeat", r#"{"word":"ab","times":2.5}"#, "/times").await;
     assert_eq!(out["error_type"], "validation_error");
+}
+
+/// `null` is an absent member for every parameter, whether the value is read as the type
+/// itself (a `String` or an `Option` without a default) or as absent-or-value (one with a
+/// default, or a type that may accept `null`): as text (the fast path) and as a tree.
+#[tokio::test]
+async fn null_members_read_as_absent_whatever_the_parameter_type() {
+    let s = session();
+    let both = |v: Value| [Arguments::from(v.to_string()), Arguments::from(v)];
+    for args in both(json!({"text": "a", "prefix": null, "upper": null, "extra": null, "note": 1}))
+    {
+        assert_eq!(call(&s, "label", args).await, json!({"text": "a None 1"}));
+    }
+    for args in both(json!({"text": "a", "prefix": "p-", "upper": true, "extra": [1], "note": "n"}))
+    {
+        assert_eq!(
+            call(&s, "label", args).await,
+            json!({"text": "P-A Some(Array [Number(1)]) \"n\""})
+        );
+    }
+    // A required `String` given `null`: refused as a string would be, the tool not run.
+    for args in both(json!({"text": null, "note": 1})) {
+        let out = refused(&s, "label", args, "/text").await;
+        assert_eq!(
+            out["problems"][0]["message"], "`text` must be string, got null",
+            "{out}"
+        );
+    }
+    // A required `Value` given `null` is absent too: a missing parameter, not a `null` note.
+    for args in both(json!({"text": "a", "note": null})) {
+        let before = RUNS.get();
+        let out = call(&s, "label", args).await;
+        assert!(out["error_type"].is_string(), "{out}");
+        assert_eq!(RUNS.get(), before, "the tool ran: {out}");
+    }
 }

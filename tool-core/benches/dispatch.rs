@@ -2,6 +2,10 @@
 //!
 //! - `floor`: `serde_json::from_str` of the input type + `serde_json::to_string` of the
 //!   output, the least any dispatcher must do.
+//! - `decode_only`: the `#[tool]` one's own `Tool::decode_input` (the fast path: one typed
+//!   decode of the text) in place of `from_str`, then the floor's output; no call.
+//! - `typed_call`: that decode, the tool's `Tool::call` future polled where it stands, and
+//!   the output's JSON text: everything but the erasure (no boxed future, no shared output).
 //! - `dispatch_valid`: JSON text -> validated typed input inside the call's future
 //!   (`DynTool::start`, against the compiled schema, as the runtime runs a call) -> no-op
 //!   tool -> JSON text of the output, for the tool written with `#[tool]` (its input refuses
@@ -151,6 +155,25 @@ fn bench(c: &mut Criterion) {
         };
         black_box(serde_json::to_string(&out).expect("json"));
     };
+    let schema = entry.schema();
+    let decode_only = || {
+        let a = GrepMacroTool
+            .decode_input(black_box(&valid), schema)
+            .expect("valid");
+        let out = GrepOut {
+            r#type: "grep_results",
+            count: a.max_results,
+            pattern: a.pattern,
+        };
+        black_box(serde_json::to_string(&out).expect("json"));
+    };
+    let typed_call = || {
+        let input = GrepMacroTool
+            .decode_input(black_box(&valid), schema)
+            .expect("valid");
+        let out = now(GrepMacroTool.call(&ctx, input)).expect("ok");
+        black_box(serde_json::to_string(&out).expect("json"));
+    };
     let dispatch = |entry: &tool_core::ToolEntry| {
         let call = entry
             .tool()
@@ -176,6 +199,8 @@ fn bench(c: &mut Criterion) {
     let mut cases: Vec<Case<'_>> = vec![
         ("floor", Box::new(floor)),
         ("floor_with_unknown_field_watch", Box::new(floor_watch)),
+        ("decode_only", Box::new(decode_only)),
+        ("typed_call", Box::new(typed_call)),
         ("dispatch_valid", Box::new(dispatch_valid)),
         ("dispatch_valid_hand_written", Box::new(dispatch_hand)),
         ("dispatch_invalid", Box::new(dispatch_invalid)),

@@ -177,7 +177,10 @@ impl<T: Tool> DynTool for T {
         schema: &CompiledSchema,
     ) -> Result<ToolFuture<'a>, ToolError> {
         let input = self.decode_input(args, schema)?;
-        Ok(Box::pin(run(self, ctx, input)))
+        // The tool's own future is made here, so the boxed one holds it alone (not the input
+        // beside it as well).
+        let call = self.call(ctx, input);
+        Ok(Box::pin(async move { erase(call.await?) }))
     }
 }
 
@@ -187,6 +190,12 @@ async fn run<T: Tool>(
     ctx: &ToolContext,
     input: T::Input,
 ) -> Result<Arc<dyn AnyOutput>, ToolError> {
-    let output = tool.call(ctx, input).await?;
+    erase(tool.call(ctx, input).await?)
+}
+
+/// The output, erased: kept with its JSON tree, made once.
+fn erase<O: Serialize + Render + Send + Sync + 'static>(
+    output: O,
+) -> Result<Arc<dyn AnyOutput>, ToolError> {
     Ok(Arc::new(Serialized::new(output)))
 }

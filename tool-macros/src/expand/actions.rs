@@ -7,8 +7,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::params::{
-    check_params, deserialize_impl, param_schema, private_fn, schema_names, slot_var, take_slot,
-    visit_map_body,
+    MapSlot, check_params, deserialize_impl, param_schema, private_fn, schema_names, slot_var,
+    take_slot, visit_map_body,
 };
 use crate::model::ActionsModel;
 
@@ -104,10 +104,15 @@ fn deserialize(m: &ActionsModel) -> TokenStream {
     let krate = &m.krate;
     let ident = &m.ident;
     let tag = &m.tag;
-    let slots: Vec<(String, syn::Type)> = m
+    // `null` is absent for every member: a member of another action may be `null`.
+    let slots: Vec<MapSlot> = m
         .slots
         .iter()
-        .map(|s| (s.name.clone(), s.ty.clone()))
+        .map(|s| MapSlot {
+            name: s.name.clone(),
+            ty: s.ty.clone(),
+            null_is_absent: true,
+        })
         .collect();
     let names: Vec<String> = m.actions.iter().map(|a| a.name.clone()).collect();
     let arms = m.actions.iter().enumerate().map(|(i, a)| {

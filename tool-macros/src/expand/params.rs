@@ -92,15 +92,62 @@ pub(super) fn take_slot(
     }
 }
 
+/// A member of the map a generated input type reads: its name, its type, and how its value
+/// is read.
+pub(super) struct MapSlot {
+    pub(super) name: String,
+    pub(super) ty: Type,
+    /// `null` reads as the member being absent (the rule of tool-core's actions, and of a
+    /// parameter with a default). When `false` the value is read as the type itself: for a
+    /// type that refuses `null` the decode fails (the slow path then reports the member),
+    /// and for an `Option` `null` is `None` either way. One check of the next token fewer
+    /// for each member.
+    pub(super) null_is_absent: bool,
+}
+
+impl MapSlot {
+    /// A plain tool's parameter: `null` is read as the type itself when that means the same
+    /// as absent (no default, and a type that refuses `null` or is an `Option`).
+    pub(super) fn param(name: &str, ty: &Type, has_default: bool) -> Self {
+        MapSlot {
+            name: name.to_owned(),
+            ty: ty.clone(),
+            null_is_absent: has_default || !null_refused_or_optional(ty),
+        }
+    }
+}
+
+/// Whether `ty` is written as a type whose `Deserialize` refuses `null` (a string, a number,
+/// a bool, a list or map of the standard library) or as an `Option`. A type that may accept
+/// `null` (`serde_json::Value`, `()`, a user type, an alias) is not: it keeps the rule that
+/// `null` is absent.
+fn null_refused_or_optional(ty: &Type) -> bool {
+    const KNOWN: &[&str] = &[
+        "String", "PathBuf", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8",
+        "u16", "u32", "u64", "u128", "usize", "f32", "f64", "Vec", "BTreeMap", "HashMap",
+        "BTreeSet", "HashSet", "Option",
+    ];
+    let Type::Path(p) = ty else {
+        return false;
+    };
+    if p.qself.is_some() {
+        return false;
+    }
+    p.path
+        .segments
+        .last()
+        .is_some_and(|seg| KNOWN.iter().any(|k| seg.ident == k))
+}
+
 /// The body of `visit_map`: declares one `__v{i}` per slot (and `__tag` when there is a
 /// discriminator), reads every member, refuses an unknown one (the key seed's error names it
 /// and the known ones, so no wrapper deserializer has to watch), then evaluates `finish`.
 ///
-/// A slot reads an `Option<T>`: `null` counts as absent, as the action rules of tool-core
-/// treat it.
+/// A slot with [`MapSlot::null_is_absent`] reads an `Option<T>`: `null` counts as absent, as
+/// the action rules of tool-core treat it.
 pub(super) fn visit_map_body(
     krate: &Path,
-    slots: &[(String, Type)],
+    slots: &[MapSlot],
     tag: Option<(&str, &[String])>,
     finish: TokenStream,
 ) -> TokenStream {
@@ -110,16 +157,23 @@ pub(super) fn visit_map_body(
     if let Some((t, _)) = tag {
         keys.push(t);
     }
-    keys.extend(slots.iter().map(|(n, _)| n.as_str()));
-    let checks = check_params(krate, slots.iter().map(|(_, ty)| ty));
-    let decls = slots.iter().enumerate().map(|(i, (_, ty))| {
+    keys.extend(slots.iter().map(|s| s.name.as_str()));
+    let checks = check_params(krate, slots.iter().map(|s| &s.ty));
+    let decls = slots.iter().enumerate().map(|(i, s)| {
         let var = slot_var(i);
+        let ty = &s.ty;
         quote!(let mut #var: ::core::option::Option<#ty> = ::core::option::Option::None;)
     });
-    let arms = slots.iter().enumerate().map(|(i, (_, ty))| {
+    let arms = slots.iter().enumerate().map(|(i, s)| {
         let var = slot_var(i);
         let k = i + offset;
-        let f = private_fn(krate, ty.span(), "read_param");
+        let ty = &s.ty;
+        let read = if s.null_is_absent {
+            "read_param"
+        } else {
+            "read_value"
+        };
+        let f = private_fn(krate, ty.span(), read);
         let map = quote!(__A);
         let callee = quote_spanned!(ty.span()=> #f::<#ty, #map>);
         quote! {
@@ -244,10 +298,10 @@ pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
         let ty = &p.ty;
         quote!(pub #f: #ty)
     });
-    let slots: Vec<(String, Type)> = m
+    let slots: Vec<MapSlot> = m
         .params
         .iter()
-        .map(|p| (p.name.clone(), p.ty.clone()))
+        .map(|p| MapSlot::param(&p.name, &p.ty, p.default.is_some()))
         .collect();
     let inits = m.params.iter().enumerate().map(|(i, p)| {
         let f = &p.ident;

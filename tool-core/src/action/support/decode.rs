@@ -130,6 +130,14 @@ pub fn read_param<'de, T: ParamDeserialize, A: MapAccess<'de>>(
     map.next_value::<Option<T>>()
 }
 
+/// Reads a parameter's value as `T` itself (for a type that refuses `null`, or an `Option`,
+/// where that means the same as absent).
+pub fn read_value<'de, T: ParamDeserialize, A: MapAccess<'de>>(
+    map: &mut A,
+) -> Result<Option<T>, A::Error> {
+    map.next_value::<T>().map(Some)
+}
+
 /// Whether a parameter of type `T` may be left out (an `Option`).
 pub fn is_optional<T: DeserializeOwned>() -> bool {
     T::deserialize(Missing::<de::value::Error> {
