@@ -177,25 +177,22 @@ impl<T: Tool> DynTool for T {
         schema: &CompiledSchema,
     ) -> Result<ToolFuture<'a>, ToolError> {
         let input = self.decode_input(args, schema)?;
-        // The tool's own future is made here, so the boxed one holds it alone (not the input
-        // beside it as well).
-        let call = self.call(ctx, input);
-        Ok(Box::pin(async move { erase(call.await?) }))
+        Ok(Box::pin(run(self, ctx, input)))
     }
 }
 
 /// Runs a tool on its typed input; the output is kept with its JSON tree, made once.
-async fn run<T: Tool>(
-    tool: &T,
-    ctx: &ToolContext,
+///
+/// The tool's own future is made before the returned one, which holds it alone (not the
+/// input beside it as well).
+fn run<'a, T: Tool>(
+    tool: &'a T,
+    ctx: &'a ToolContext,
     input: T::Input,
-) -> Result<Arc<dyn AnyOutput>, ToolError> {
-    erase(tool.call(ctx, input).await?)
-}
-
-/// The output, erased: kept with its JSON tree, made once.
-fn erase<O: Serialize + Render + Send + Sync + 'static>(
-    output: O,
-) -> Result<Arc<dyn AnyOutput>, ToolError> {
-    Ok(Arc::new(Serialized::new(output)))
+) -> impl Future<Output = Result<Arc<dyn AnyOutput>, ToolError>> + Send + 'a {
+    let call = tool.call(ctx, input);
+    async move {
+        let output: Arc<dyn AnyOutput> = Arc::new(Serialized::new(call.await?));
+        Ok(output)
+    }
 }
