@@ -61,6 +61,15 @@ struct GrepOut {
 
 impl Render for GrepOut {}
 
+/// The output every case makes: the no-op tools' and the floor's alike.
+fn grep_out(pattern: String, count: u32) -> GrepOut {
+    GrepOut {
+        r#type: "grep_results",
+        pattern,
+        count,
+    }
+}
+
 /// Search.
 #[tool_macros::tool(name = "grep_macro", crate = tool_core, register = false)]
 async fn grep_macro(
@@ -75,11 +84,7 @@ async fn grep_macro(
     max_results: u32,
 ) -> Result<GrepOut, ToolError> {
     let _ = (path, case_sensitive);
-    Ok(GrepOut {
-        r#type: "grep_results",
-        count: max_results,
-        pattern,
-    })
+    Ok(grep_out(pattern, max_results))
 }
 
 struct Noop;
@@ -91,11 +96,7 @@ impl Tool for Noop {
         ToolSpec::new("grep", "Search.")
     }
     async fn call(&self, _: &ToolContext, a: GrepArgs) -> Result<GrepOut, ToolError> {
-        Ok(GrepOut {
-            r#type: "grep_results",
-            count: a.max_results,
-            pattern: a.pattern,
-        })
+        Ok(grep_out(a.pattern, a.max_results))
     }
 }
 
@@ -136,36 +137,21 @@ fn bench(c: &mut Criterion) {
 
     let floor = || {
         let a: GrepArgs = serde_json::from_str(black_box(VALID)).expect("valid");
-        let out = GrepOut {
-            r#type: "grep_results",
-            count: a.max_results,
-            pattern: a.pattern,
-        };
-        black_box(serde_json::to_string(&out).expect("json"));
+        black_box(serde_json::to_string(&grep_out(a.pattern, a.max_results)).expect("json"));
     };
     let floor_watch = || {
         let mut unknown = false;
         let mut de = serde_json::Deserializer::from_str(black_box(VALID));
         let a: GrepArgs = serde_ignored::deserialize(&mut de, |_| unknown = true).expect("valid");
         assert!(!unknown);
-        let out = GrepOut {
-            r#type: "grep_results",
-            count: a.max_results,
-            pattern: a.pattern,
-        };
-        black_box(serde_json::to_string(&out).expect("json"));
+        black_box(serde_json::to_string(&grep_out(a.pattern, a.max_results)).expect("json"));
     };
     let schema = entry.schema();
     let decode_only = || {
         let a = GrepMacroTool
             .decode_input(black_box(&valid), schema)
             .expect("valid");
-        let out = GrepOut {
-            r#type: "grep_results",
-            count: a.max_results,
-            pattern: a.pattern,
-        };
-        black_box(serde_json::to_string(&out).expect("json"));
+        black_box(serde_json::to_string(&grep_out(a.pattern, a.max_results)).expect("json"));
     };
     let typed_call = || {
         let input = GrepMacroTool

@@ -83,9 +83,7 @@ async fn background_children_are_cleaned_up_when_the_command_exits() {
             .contains("background processes"),
         "{out}"
     );
-    assert!(eventually(Duration::from_secs(1), || {
-        group_members(pids[0]).is_empty()
-    }));
+    assert!(group_gone(pids[0]), "{:?}", group_members(pids[0]));
     assert!(dead(pids[1]) && dead(pids[2]));
 }
 
