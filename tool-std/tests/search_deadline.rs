@@ -10,7 +10,18 @@ use search_support::Fixture;
 use serde_json::json;
 use tool_std::search::SearchConfig;
 
-/// Text on which the pattern below is slow: long runs of words, no `zz`.
+/// Counted repetitions of a large Unicode class, ending in a class no line has: within the
+/// size limit, and slow (a lazy DFA that keeps thrashing its cache), with no literal a
+/// prefilter could skip the text with. It finds nothing in [`words`].
+const SLOW: &str = r"(?:\w+\s+){20}\d";
+
+/// How much text the slow searches get, in files just under the 1 MB a searched file may
+/// have: enough that the whole search takes several times the 400 ms deadline on a fast
+/// machine (on a 2-core AMD EPYC, 40 of these files took 385 ms; all of them about 2.3 s).
+const FILES: usize = 240;
+const FILE_BYTES: usize = 1_000_000;
+
+/// Text on which [`SLOW`] is slow: long runs of words, no digit.
 fn words(n: usize) -> String {
     let mut s = String::with_capacity(n + 64);
     let mut i = 0u64;
@@ -33,12 +44,11 @@ fn words(n: usize) -> String {
 #[tokio::test]
 async fn a_slow_pattern_stops_at_the_deadline_with_partial_results() {
     let f = Fixture::with(SearchConfig::default(), Some(Duration::from_millis(400)));
-    let text = words(1_000_000);
-    for i in 0..40 {
+    let text = words(FILE_BYTES);
+    for i in 0..FILES {
         f.write(&format!("f{i:02}.txt"), &text);
     }
-    // Counted repetitions of a large Unicode class: within the size limit, but slow.
-    let pattern = r"(?:\w+\s+){20}\w*zz";
+    let pattern = SLOW;
     let started = Instant::now();
     let v = f.call("grep", json!({"pattern": pattern})).await;
     let took = started.elapsed();
@@ -84,11 +94,11 @@ fn cpu_time() -> Option<Duration> {
 async fn an_abandoned_call_stops_its_search_threads() {
     // No deadline: the call is dropped by its caller, which cancels it.
     let f = Fixture::with(SearchConfig::default(), Some(Duration::from_secs(600)));
-    let text = words(1_000_000);
-    for i in 0..40 {
+    let text = words(FILE_BYTES);
+    for i in 0..FILES {
         f.write(&format!("f{i:02}.txt"), &text);
     }
-    let call = f.call("grep", json!({"pattern": r"(?:\w+\s+){20}\w*zz"}));
+    let call = f.call("grep", json!({"pattern": SLOW}));
     assert!(
         tokio::time::timeout(Duration::from_millis(300), call)
             .await
