@@ -6,6 +6,9 @@
 //!   decode of the text) in place of `from_str`, then the floor's output; no call.
 //! - `typed_call`: that decode, the tool's `Tool::call` future polled where it stands, and
 //!   the output's JSON text: everything but the erasure (no boxed future, no shared output).
+//! - `typed_call_boxed`: `typed_call` with the tool's future boxed as a
+//!   `Pin<Box<dyn Future>>`, the one allocation a type-erased async call cannot do without
+//!   in safe Rust; the output stays typed (not shared).
 //! - `dispatch_valid`: JSON text -> validated typed input inside the call's future
 //!   (`DynTool::start`, against the compiled schema, as the runtime runs a call) -> no-op
 //!   tool -> JSON text of the output, for the tool written with `#[tool]` (its input refuses
@@ -25,7 +28,7 @@
 
 use std::future::Future;
 use std::hint::black_box;
-use std::pin::pin;
+use std::pin::{Pin, pin};
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -160,6 +163,15 @@ fn bench(c: &mut Criterion) {
         let out = now(GrepMacroTool.call(&ctx, input)).expect("ok");
         black_box(serde_json::to_string(&out).expect("json"));
     };
+    let typed_call_boxed = || {
+        let input = GrepMacroTool
+            .decode_input(black_box(&valid), schema)
+            .expect("valid");
+        let call: Pin<Box<dyn Future<Output = Result<GrepOut, ToolError>> + Send + '_>> =
+            Box::pin(GrepMacroTool.call(&ctx, input));
+        let out = now(call).expect("ok");
+        black_box(serde_json::to_string(&out).expect("json"));
+    };
     let dispatch = |entry: &tool_core::ToolEntry| {
         let call = entry
             .tool()
@@ -187,6 +199,7 @@ fn bench(c: &mut Criterion) {
         ("floor_with_unknown_field_watch", Box::new(floor_watch)),
         ("decode_only", Box::new(decode_only)),
         ("typed_call", Box::new(typed_call)),
+        ("typed_call_boxed", Box::new(typed_call_boxed)),
         ("dispatch_valid", Box::new(dispatch_valid)),
         ("dispatch_valid_hand_written", Box::new(dispatch_hand)),
         ("dispatch_invalid", Box::new(dispatch_invalid)),

@@ -48,6 +48,13 @@ fn call_args(
         .collect()
 }
 
+/// The future of `callee(args)` as the tool's call, unwrapped.
+fn direct_call(krate: &Path, ret: &Type, callee: TokenStream, args: &[TokenStream]) -> TokenStream {
+    quote_spanned! {ret.span()=>
+        <#ret as #krate::__private::ToolReturn>::future(#callee(#(#args),*))
+    }
+}
+
 /// Awaits `callee(args)` and turns its result into the tool's.
 fn await_call(krate: &Path, ret: &Type, callee: TokenStream, args: &[TokenStream]) -> TokenStream {
     quote_spanned! {ret.span()=>
@@ -125,10 +132,20 @@ struct ToolImpl<'a> {
     spec: TokenStream,
     /// How `decode_input` decodes.
     decode: Decode,
-    body: TokenStream,
+    body: Body,
     /// Where a type that does not fit is blamed when the compiler checks `call` against the
     /// trait (the arguments type, else the output type).
     sig_span: Span,
+}
+
+/// The body of the generated `call`.
+enum Body {
+    /// The user's future itself, returned as the call's (a single call, whose result is
+    /// already the tool's): one state machine fewer between the runtime and the user's code.
+    Future(TokenStream),
+    /// Statements that await the user's code, in an `async` block (the dispatch `match` of
+    /// a polymorphic tool, whose arms are different futures).
+    Block(TokenStream),
 }
 
 fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
@@ -157,14 +174,17 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
             Output = ::core::result::Result<Self::Output, #k::ToolError>,
         > + ::core::marker::Send
     };
-    let inner = quote! {
-        async move {
-            let _ = &__ctx;
-            #body
-        }
+    let inner = match body {
+        Body::Future(future) => future,
+        Body::Block(body) => quote! {
+            async move {
+                let _ = &__ctx;
+                #body
+            }
+        },
     };
     // The braces too: the signature's span runs up to the body's `{`.
-    // The body is the user's `async fn`: an `async` block is how it is written here.
+    // `manual_async_fn`: the dispatch `match` of a polymorphic tool is an `async` block.
     let method = quote_spanned!(sig_span=> #[allow(clippy::manual_async_fn)] #header { #inner });
     quote! {
         #[automatically_derived]
@@ -248,7 +268,7 @@ pub(super) fn function(
         output: (output_ty(krate, ret), first_arg_span(ret)),
         spec: input.spec,
         decode: input.decode,
-        body: await_call(krate, ret, quote!(#fn_ident), &input.args),
+        body: Body::Future(direct_call(krate, ret, quote!(#fn_ident), &input.args)),
         sig_span: sig
             .args_type()
             .map_or_else(|| first_arg_span(ret), |t| t.span()),
@@ -295,7 +315,7 @@ pub(super) fn single(m: &ToolMeta, sig: &Signature, ret: &Type, self_ty: &Type) 
         output: (output_ty(krate, ret), first_arg_span(ret)),
         spec: input.spec,
         decode: input.decode,
-        body: await_call(krate, ret, quote!(<#self_ty>::#method), &args),
+        body: Body::Future(direct_call(krate, ret, quote!(<#self_ty>::#method), &args)),
         sig_span: sig
             .args_type()
             .map_or_else(|| first_arg_span(ret), |t| t.span()),
@@ -362,11 +382,11 @@ pub(super) fn polymorphic(
         output: (quote!(#output), Span::call_site()),
         spec: quote!(#builder.actions(<#input as #krate::Actions>::action_set())),
         decode: Decode::Strict,
-        body: quote! {
+        body: Body::Block(quote! {
             match __input {
                 #(#arms)*
             }
-        },
+        }),
         sig_span: Span::call_site(),
     });
     let reg = registration(m, self_ty);

@@ -1,6 +1,8 @@
 //! Compile-time checks: the traits generated code names the user's types through, each
 //! spanned at the user's token, with the hint on the trait.
 
+use std::future::Future;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -135,6 +137,12 @@ pub trait ToolReturn {
     type Ok;
     /// The result.
     fn into_result(self) -> Result<Self::Ok, ToolError>;
+    /// The future of the user's function as the tool's call: that future itself, whose
+    /// output already is the call's result (no wrapper around it to poll and move the
+    /// result through).
+    fn future<F: Future<Output = Self>>(f: F) -> F {
+        f
+    }
 }
 impl<T> ToolReturn for Result<T, ToolError> {
     type Ok = T;
