@@ -41,16 +41,20 @@ fn words(n: usize) -> String {
     s
 }
 
+/// Writes the [`FILES`] files of [`words`] that [`SLOW`] is slow on.
+fn write_slow_corpus(f: &Fixture) {
+    let text = words(FILE_BYTES);
+    for i in 0..FILES {
+        f.write(&format!("f{i:03}.txt"), &text);
+    }
+}
+
 #[tokio::test]
 async fn a_slow_pattern_stops_at_the_deadline_with_partial_results() {
     let f = Fixture::with(SearchConfig::default(), Some(Duration::from_millis(400)));
-    let text = words(FILE_BYTES);
-    for i in 0..FILES {
-        f.write(&format!("f{i:02}.txt"), &text);
-    }
-    let pattern = SLOW;
+    write_slow_corpus(&f);
     let started = Instant::now();
-    let v = f.call("grep", json!({"pattern": pattern})).await;
+    let v = f.call("grep", json!({"pattern": SLOW})).await;
     let took = started.elapsed();
     assert!(took < Duration::from_secs(5), "took {took:?}: {v}");
     eprintln!("answered in {took:?}: {}", v["summary"]);
@@ -94,10 +98,7 @@ fn cpu_time() -> Option<Duration> {
 async fn an_abandoned_call_stops_its_search_threads() {
     // No deadline: the call is dropped by its caller, which cancels it.
     let f = Fixture::with(SearchConfig::default(), Some(Duration::from_secs(600)));
-    let text = words(FILE_BYTES);
-    for i in 0..FILES {
-        f.write(&format!("f{i:02}.txt"), &text);
-    }
+    write_slow_corpus(&f);
     let call = f.call("grep", json!({"pattern": SLOW}));
     assert!(
         tokio::time::timeout(Duration::from_millis(300), call)

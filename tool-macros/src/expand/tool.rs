@@ -174,18 +174,20 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
             Output = ::core::result::Result<Self::Output, #k::ToolError>,
         > + ::core::marker::Send
     };
-    let inner = match body {
-        Body::Future(future) => future,
-        Body::Block(body) => quote! {
-            async move {
-                let _ = &__ctx;
-                #body
-            }
-        },
+    let (allow, inner) = match body {
+        Body::Future(future) => (quote!(), future),
+        Body::Block(body) => (
+            quote!(#[allow(clippy::manual_async_fn)]),
+            quote! {
+                async move {
+                    let _ = &__ctx;
+                    #body
+                }
+            },
+        ),
     };
     // The braces too: the signature's span runs up to the body's `{`.
-    // `manual_async_fn`: the dispatch `match` of a polymorphic tool is an `async` block.
-    let method = quote_spanned!(sig_span=> #[allow(clippy::manual_async_fn)] #header { #inner });
+    let method = quote_spanned!(sig_span=> #allow #header { #inner });
     quote! {
         #[automatically_derived]
         impl #krate::Tool for #self_ty {
