@@ -90,7 +90,7 @@ async fn countdown(
     };
     for step in (1..=from).rev() {
         guard.left = step;
-        ctx.progress(format!("{step} to go")).await;
+        ctx.progress(format!("{step} to go"));
         tokio::time::sleep(Duration::from_millis(tick_ms)).await;
     }
     guard.left = 0;

@@ -183,7 +183,10 @@ fn bench(c: &mut Criterion) {
     let dispatch_valid = || dispatch(&entry);
     let dispatch_hand = || dispatch(&hand);
     let dispatch_invalid = || {
-        let err = match entry.tool().decode(black_box(&invalid), entry.schema()) {
+        let err = match entry
+            .tool()
+            .start(&ctx, black_box(&invalid), entry.schema())
+        {
             Ok(_) => unreachable!("invalid arguments decoded"),
             Err(e) => e,
         };

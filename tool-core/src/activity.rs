@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::call::Arguments;
-use crate::output::AnyOutput;
+use crate::output::ToolOutput;
 use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// Where a call's activity stands.
@@ -205,99 +205,55 @@ pub fn record_input(arguments: &Arguments) -> Value {
     }
 }
 
-/// A tool's output at the end of a successful call ([`ActivityStore::succeed`]): shared
-/// with the call's outcome, its JSON made when a store asks for it.
-#[derive(Clone)]
-pub struct ActivityOutput(Arc<dyn AnyOutput>);
-
-impl ActivityOutput {
-    /// Wraps an output.
-    pub fn new(output: Arc<dyn AnyOutput>) -> Self {
-        ActivityOutput(output)
-    }
-
-    /// The status the record ends with: `success`, or `failure` when the output reports
-    /// one.
-    pub fn status(&self) -> ActivityStatus {
-        if self.0.is_success() {
-            ActivityStatus::Success
-        } else {
-            ActivityStatus::Failure
+impl ActivityUpdate {
+    /// The update that finishes a record with a successful call's `output`: the status is
+    /// `success`, or `failure` when the output reports one ([`ToolOutput::is_success`]); the
+    /// output's JSON object is merged into `data` (JSON that is not an object as
+    /// `{"result": json}`, `null` when it fails to serialize).
+    pub fn succeeded(output: &ToolOutput) -> Self {
+        ActivityUpdate::Finish {
+            status: if output.is_success() {
+                ActivityStatus::Success
+            } else {
+                ActivityStatus::Failure
+            },
+            data: Some(output_data(output)),
+            error: None,
         }
-    }
-
-    /// The fields the output merges into the record's `data`: the output's JSON object, or
-    /// `{"result": json}` for JSON that is not an object (`null` when it fails to
-    /// serialize).
-    pub fn data(&self) -> Map<String, Value> {
-        match self.0.to_value().unwrap_or(Value::Null) {
-            Value::Object(m) => m,
-            other => {
-                let mut m = Map::new();
-                m.insert("result".into(), other);
-                m
-            }
-        }
-    }
-
-    /// The output itself.
-    pub fn output(&self) -> &Arc<dyn AnyOutput> {
-        &self.0
     }
 }
 
-impl std::fmt::Debug for ActivityOutput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("ActivityOutput").finish_non_exhaustive()
+/// The fields an output merges into a record's `data` (see [`ActivityUpdate::succeeded`]).
+fn output_data(output: &ToolOutput) -> Map<String, Value> {
+    match output.to_value().unwrap_or(Value::Null) {
+        Value::Object(m) => m,
+        other => {
+            let mut m = Map::new();
+            m.insert("result".into(), other);
+            m
+        }
     }
 }
 
 /// Keeps activity records. Implement it to put them in a database; the runtime uses
 /// [`InMemoryActivityStore`] by default. Updates to a finished record are ignored.
 ///
-/// The runtime opens a call's record with [`begin`](Self::begin) and closes a successful one
-/// with [`succeed`](Self::succeed) (every other change is an [`update`](Self::update)). By
-/// default those build the record and the `Finish` update and pass them to
-/// [`create`](Self::create) and [`update`](Self::update); a store may keep the arguments and
-/// the output as they came instead and make their JSON when a record is read.
+/// **The write side never blocks a call.** The runtime calls [`begin`](Self::begin),
+/// [`update`](Self::update) and [`succeed`](Self::succeed) on the call's own path (and from
+/// `Drop` when a call is abandoned), so they take what they are given and return at once,
+/// the way [`EventStream::emit`](crate::EventStream::emit) does: a store that writes to a
+/// database or a file queues the write to a task of its own. Reads are async.
 #[async_trait]
 pub trait ActivityStore: Send + Sync + 'static {
-    /// Stores a new record.
-    async fn create(&self, record: ActivityRecord);
-    /// Updates a record.
-    async fn update(&self, id: &str, update: ActivityUpdate);
-    /// A call began: stores its in-progress record. By default
-    /// [`begin_now`](Self::begin_now), else `create(start.into_record())`.
-    async fn begin(&self, start: ActivityStart) {
-        if let Some(start) = self.begin_now(start) {
-            self.create(start.into_record()).await;
-        }
-    }
-    /// A call succeeded with `output`: finishes its record with the output's
-    /// [`status`](ActivityOutput::status) and [`data`](ActivityOutput::data) merged into
-    /// `data`. By default [`succeed_now`](Self::succeed_now), else the equivalent
-    /// [`ActivityUpdate::Finish`].
-    async fn succeed(&self, id: &str, output: ActivityOutput) {
-        if let Some(output) = self.succeed_now(id, output) {
-            let update = ActivityUpdate::Finish {
-                status: output.status(),
-                data: Some(output.data()),
-                error: None,
-            };
-            self.update(id, update).await;
-        }
-    }
-    /// [`begin`](Self::begin) without waiting, for a store that records in memory: `None`
-    /// once recorded, else the start handed back for the runtime to `begin` (the default).
-    fn begin_now(&self, start: ActivityStart) -> Option<ActivityStart> {
-        Some(start)
-    }
-    /// [`succeed`](Self::succeed) without waiting, for a store that records in memory:
-    /// `None` once recorded, else the output handed back for the runtime to `succeed` (the
-    /// default).
-    fn succeed_now(&self, id: &str, output: ActivityOutput) -> Option<ActivityOutput> {
-        let _ = id;
-        Some(output)
+    /// A call began: keep its in-progress record ([`ActivityStart::into_record`] makes it).
+    fn begin(&self, start: ActivityStart);
+    /// Changes a record: its display message or data while it runs, or its end.
+    fn update(&self, id: &str, update: ActivityUpdate);
+    /// A call succeeded with `output`: finishes its record. By default the
+    /// [`ActivityUpdate::succeeded`] update; a store may keep the output as it came instead
+    /// and make its JSON when the record is read.
+    fn succeed(&self, id: &str, output: &ToolOutput) {
+        self.update(id, ActivityUpdate::succeeded(output));
     }
     /// A record by id.
     async fn get(&self, id: &str) -> Option<ActivityRecord>;
@@ -345,19 +301,10 @@ struct Kept {
     /// The arguments, until the record is read (`record.input` is `null` until then).
     input: Option<Arc<Arguments>>,
     /// The successful output, until the record is read; merged into `data` then.
-    output: Option<ActivityOutput>,
+    output: Option<ToolOutput>,
 }
 
 impl Kept {
-    fn new(record: ActivityRecord) -> Self {
-        Kept {
-            record,
-            name: None,
-            input: None,
-            output: None,
-        }
-    }
-
     /// The whole record of `id`, its pending parts made (once: they are kept made).
     fn read(&mut self, id: &str) -> &ActivityRecord {
         if let Some(name) = self.name.take() {
@@ -368,7 +315,8 @@ impl Kept {
             self.record.input = record_input(&args);
         }
         if let Some(output) = self.output.take() {
-            self.record.apply(ActivityUpdate::MergeData(output.data()));
+            self.record
+                .apply(ActivityUpdate::MergeData(output_data(&output)));
         }
         &self.record
     }
@@ -434,21 +382,7 @@ impl InMemoryActivityStore {
 
 #[async_trait]
 impl ActivityStore for InMemoryActivityStore {
-    async fn create(&self, record: ActivityRecord) {
-        let id = Arc::from(record.id.as_str());
-        self.keep(Kept::new(record), id);
-    }
-
-    async fn update(&self, id: &str, update: ActivityUpdate) {
-        let mut inner = self.lock();
-        if let Some(k) = inner.records.get_mut(id)
-            && !k.record.status.is_terminal()
-        {
-            k.record.apply(update);
-        }
-    }
-
-    fn begin_now(&self, start: ActivityStart) -> Option<ActivityStart> {
+    fn begin(&self, start: ActivityStart) {
         // The record's id and name are made when it is first read.
         let mut record =
             ActivityRecord::new(String::new(), String::new(), Value::Null, start.user_facing);
@@ -460,23 +394,35 @@ impl ActivityStore for InMemoryActivityStore {
             output: None,
         };
         self.keep(kept, start.id);
-        None
     }
 
-    fn succeed_now(&self, id: &str, output: ActivityOutput) -> Option<ActivityOutput> {
+    fn update(&self, id: &str, update: ActivityUpdate) {
+        let mut inner = self.lock();
+        if let Some(k) = inner.records.get_mut(id)
+            && !k.record.status.is_terminal()
+        {
+            k.record.apply(update);
+        }
+    }
+
+    fn succeed(&self, id: &str, output: &ToolOutput) {
         let mut inner = self.lock();
         if let Some(k) = inner.records.get_mut(id)
             && !k.record.status.is_terminal()
         {
             // Finished now; the output's data is merged when the record is read.
+            let status = if output.is_success() {
+                ActivityStatus::Success
+            } else {
+                ActivityStatus::Failure
+            };
             k.record.apply(ActivityUpdate::Finish {
-                status: output.status(),
+                status,
                 data: None,
                 error: None,
             });
-            k.output = Some(output);
+            k.output = Some(output.clone());
         }
-        None
     }
 
     async fn get(&self, id: &str) -> Option<ActivityRecord> {

@@ -5,6 +5,10 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The largest arguments document accepted, in bytes of JSON text. Larger calls are refused
+/// before parsing.
+pub const MAX_ARGUMENTS_BYTES: usize = 4 * 1024 * 1024;
+
 /// The arguments of a call: JSON text as a provider sent it, or an already parsed value.
 ///
 /// Keeping the text lets the runtime decode straight into the tool's input type without an
@@ -122,14 +126,12 @@ impl ToolCall {
 }
 
 /// [`signature_of`] for arguments as they came: empty text is `name()`, text that does not
-/// parse, or is over [`MAX_ARGUMENTS_BYTES`](crate::validate::MAX_ARGUMENTS_BYTES) (it is not
+/// parse, or is over [`MAX_ARGUMENTS_BYTES`] (it is not
 /// even read), is `name(…)`.
 pub(crate) fn signature_of_arguments(name: &str, arguments: &Arguments) -> String {
     match arguments {
         Arguments::Value(v) => signature_of(name, Some(v)),
-        Arguments::Text(t) if t.len() > crate::validate::MAX_ARGUMENTS_BYTES => {
-            signature_of(name, None)
-        }
+        Arguments::Text(t) if t.len() > MAX_ARGUMENTS_BYTES => signature_of(name, None),
         Arguments::Text(t) if t.trim().is_empty() => signature_of(name, Some(&Value::Null)),
         Arguments::Text(t) => signature_of(name, serde_json::from_str::<Value>(t).ok().as_ref()),
     }

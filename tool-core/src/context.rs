@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::activity::{ActivityStore, ActivityUpdate, InMemoryActivityStore};
 use crate::error::ToolError;
-use crate::events::{Event, EventData, EventKind, EventStream};
+use crate::events::{CallObserver, Event, EventData, EventKind, EventStream};
 use crate::spec::Mode;
 
 /// Typed values a host injects for tools to use: stores, an HTTP client, a workspace policy.
@@ -142,48 +142,53 @@ impl SessionState {
     }
 }
 
+/// What every call of one runtime shares: the host's services, the event stream and the
+/// activity store.
+pub(crate) struct Host {
+    pub(crate) services: Services,
+    pub(crate) events: EventStream,
+    pub(crate) activities: Arc<dyn ActivityStore>,
+}
+
+/// What every call of one session shares: its mode, its state, its own services and its
+/// cancellation token.
+pub(crate) struct SessionParts {
+    pub(crate) mode: Mode,
+    pub(crate) state: SessionState,
+    pub(crate) services: Services,
+    /// The session's token; each call's own is a child of it.
+    pub(crate) cancel: CancellationToken,
+}
+
 /// What a tool gets while it runs: the call's identity, the session, the host's services,
 /// a cancellation token and deadline, and handles to report progress.
 pub struct ToolContext {
-    pub(crate) call_id: Arc<str>,
-    pub(crate) tool: Arc<str>,
-    pub(crate) mode: Mode,
-    pub(crate) session: Arc<SessionState>,
-    pub(crate) services: Arc<Services>,
-    pub(crate) session_services: Arc<Services>,
-    /// The session's token, which the call's own is a child of (a call's own token from
-    /// `Session::call_with` is the runtime's to watch: it cancels the call's token).
-    pub(crate) parent: CancellationToken,
+    call_id: Arc<str>,
+    tool: Arc<str>,
+    host: Arc<Host>,
+    session: Arc<SessionParts>,
     /// The call's token, made when first asked for: a call whose tool never looks at it (nor
-    /// is cancelled) makes none.
-    pub(crate) cancel: OnceLock<CancellationToken>,
+    /// is cancelled) makes none. A child of the session's.
+    cancel: OnceLock<CancellationToken>,
     /// Set once the call has its concurrency slot (its future is made before, and borrows
     /// the context).
-    pub(crate) deadline: OnceLock<Instant>,
-    pub(crate) events: EventStream,
-    pub(crate) activities: Arc<dyn ActivityStore>,
+    deadline: OnceLock<Instant>,
     /// Sees this call's chunk and progress events too (a per-call watcher, such as the MCP
     /// server forwarding them as progress notifications).
-    pub(crate) observer: Option<crate::runtime::CallObserver>,
+    observer: Option<CallObserver>,
 }
 
 /// A clone shares the call's cancellation token (made now if it was not yet), so the
 /// runtime's cancellation reaches every clone.
 impl Clone for ToolContext {
     fn clone(&self) -> Self {
-        let cancel = OnceLock::from(self.cancellation().clone());
         ToolContext {
             call_id: self.call_id.clone(),
             tool: self.tool.clone(),
-            mode: self.mode,
+            host: self.host.clone(),
             session: self.session.clone(),
-            services: self.services.clone(),
-            session_services: self.session_services.clone(),
-            parent: self.parent.clone(),
-            cancel,
+            cancel: OnceLock::from(self.cancellation().clone()),
             deadline: self.deadline.clone(),
-            events: self.events.clone(),
-            activities: self.activities.clone(),
             observer: self.observer.clone(),
         }
     }
@@ -194,29 +199,52 @@ impl std::fmt::Debug for ToolContext {
         f.debug_struct("ToolContext")
             .field("call_id", &self.call_id)
             .field("tool", &self.tool)
-            .field("mode", &self.mode)
+            .field("mode", &self.session.mode)
             .finish_non_exhaustive()
     }
 }
 
 impl ToolContext {
+    /// The context of one call of `tool` in a session of a runtime.
+    pub(crate) fn new(
+        call_id: Arc<str>,
+        tool: Arc<str>,
+        host: &Arc<Host>,
+        session: &Arc<SessionParts>,
+        observer: Option<CallObserver>,
+    ) -> Self {
+        ToolContext {
+            call_id,
+            tool,
+            host: host.clone(),
+            session: session.clone(),
+            cancel: OnceLock::new(),
+            deadline: OnceLock::new(),
+            observer,
+        }
+    }
+
     /// A context outside any runtime, for unit-testing a tool: mode `agent`, no deadline, its
     /// own session and activity store.
     pub fn detached(tool: &str, services: Services) -> Self {
-        ToolContext {
-            call_id: Arc::from("detached"),
-            tool: Arc::from(tool),
-            mode: Mode::Agent,
-            session: Arc::new(SessionState::default()),
-            services: Arc::new(services),
-            session_services: Arc::new(Services::new()),
-            parent: CancellationToken::new(),
-            cancel: OnceLock::new(),
-            deadline: OnceLock::new(),
+        let host = Arc::new(Host {
+            services,
             events: EventStream::new(),
             activities: Arc::new(InMemoryActivityStore::new()),
-            observer: None,
-        }
+        });
+        let session = Arc::new(SessionParts {
+            mode: Mode::Agent,
+            state: SessionState::default(),
+            services: Services::new(),
+            cancel: CancellationToken::new(),
+        });
+        ToolContext::new(
+            Arc::from("detached"),
+            Arc::from(tool),
+            &host,
+            &session,
+            None,
+        )
     }
 
     /// The call's id (also its activity id).
@@ -231,19 +259,20 @@ impl ToolContext {
 
     /// The session's mode.
     pub fn mode(&self) -> Mode {
-        self.mode
+        self.session.mode
     }
 
     /// The session state: per-turn counters and session values.
     pub fn session(&self) -> &SessionState {
-        &self.session
+        &self.session.state
     }
 
     /// A host service of type `T`: the session's own first, then the runtime's.
     pub fn service<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
-        self.session_services
+        self.session
+            .services
             .get::<T>()
-            .or_else(|| self.services.get::<T>())
+            .or_else(|| self.host.services.get::<T>())
     }
 
     /// A host service, or its default when the host gave none (a tool family's configuration,
@@ -265,14 +294,15 @@ impl ToolContext {
 
     /// The call's cancellation token: cancelled at the deadline or when the host cancels.
     pub fn cancellation(&self) -> &CancellationToken {
-        self.cancel.get_or_init(|| self.parent.child_token())
+        self.cancel
+            .get_or_init(|| self.session.cancel.child_token())
     }
 
     /// Whether the call was cancelled.
     pub fn is_cancelled(&self) -> bool {
         match self.cancel.get() {
             Some(token) => token.is_cancelled(),
-            None => self.parent.is_cancelled(),
+            None => self.session.cancel.is_cancelled(),
         }
     }
 
@@ -284,6 +314,11 @@ impl ToolContext {
     /// When the call must be done by.
     pub fn deadline(&self) -> Option<Instant> {
         self.deadline.get().copied()
+    }
+
+    /// Sets the deadline, once the call has its slot.
+    pub(crate) fn set_deadline(&self, deadline: Instant) {
+        let _ = self.deadline.set(deadline);
     }
 
     /// Streams a chunk of output (`TOOL_OUTPUT_CHUNK`).
@@ -300,18 +335,17 @@ impl ToolContext {
         if let Some(observer) = &self.observer {
             observer.observe(&event);
         }
-        self.events.emit(event);
+        self.host.events.emit(event);
     }
 
-    /// Sets the activity's display message and emits a `PROGRESS` event.
-    pub async fn progress(&self, message: impl Into<String>) {
+    /// Sets the activity's display message and emits a `PROGRESS` event. Never waits: the
+    /// activity store takes the update at once.
+    pub fn progress(&self, message: impl Into<String>) {
         let message = message.into();
-        self.activities
-            .update(
-                &self.call_id,
-                ActivityUpdate::DisplayMessage(Some(message.clone())),
-            )
-            .await;
+        self.host.activities.update(
+            &self.call_id,
+            ActivityUpdate::DisplayMessage(Some(message.clone())),
+        );
         self.emit(Event::new(
             EventKind::Progress,
             &*self.call_id,
@@ -320,10 +354,10 @@ impl ToolContext {
         ));
     }
 
-    /// Merges fields into the activity's `data` while the tool runs.
-    pub async fn update_data(&self, data: Map<String, Value>) {
-        self.activities
-            .update(&self.call_id, ActivityUpdate::MergeData(data))
-            .await;
+    /// Merges fields into the activity's `data` while the tool runs. Never waits.
+    pub fn update_data(&self, data: Map<String, Value>) {
+        self.host
+            .activities
+            .update(&self.call_id, ActivityUpdate::MergeData(data));
     }
 }

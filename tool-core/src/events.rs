@@ -113,6 +113,22 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
+/// Sees the chunk and progress events of one call as its tool emits them (called on the
+/// tool's task: it must not block). Every `Fn(&Event) + Send + Sync` closure is one.
+pub trait EventObserver: Send + Sync {
+    /// Sees one event.
+    fn observe(&self, event: &Event);
+}
+
+impl<F: Fn(&Event) + Send + Sync> EventObserver for F {
+    fn observe(&self, event: &Event) {
+        self(event);
+    }
+}
+
+/// A call's (or a session's) observer, shared with the call's context.
+pub type CallObserver = Arc<dyn EventObserver>;
+
 /// Which events a subscription receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

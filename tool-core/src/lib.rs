@@ -112,27 +112,29 @@ pub mod validate;
 
 pub use action::{Actions, Choice};
 pub use activity::{
-    ActivityOutput, ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate,
+    ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate,
     InMemoryActivityStore,
 };
 pub use call::{Arguments, ToolCall, signature_of};
 pub use context::{MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
 pub use error::{ErrorKind, Problem, RegistryError, SpecError, ToolError};
-pub use events::{Event, EventData, EventFilter, EventKind, EventStream, Subscription};
-pub use output::AnyOutput;
+pub use events::{
+    CallObserver, Event, EventData, EventFilter, EventKind, EventObserver, EventStream,
+    Subscription,
+};
+pub use output::ToolOutput;
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
 pub use runtime::{
-    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallObserver, CallOptions,
-    CallOutcome, DenyAll, EventObserver, FnApprover, Runtime, RuntimeBuilder, Session,
-    SessionConfig,
+    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallOptions, CallOutcome, DenyAll,
+    FnApprover, Runtime, RuntimeBuilder, Session, SessionConfig,
 };
 pub use schema::NoArgs;
 pub use spec::{
     ActionSet, ActionSpec, Annotations, MAX_NAME_LEN, Mode, Permission, PermissionSet, ToolSpec,
     validate_name,
 };
-pub use tool::{DecodedInput, DynTool, Tool, ToolFuture};
+pub use tool::{DynTool, Tool, ToolFuture};
 
 /// A shorthand for a tool's result.
 pub type ToolResult<T> = Result<T, ToolError>;

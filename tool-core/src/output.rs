@@ -1,5 +1,4 @@
-//! [`AnyOutput`]: a finished tool's output, erased, and the wrapper that makes its JSON tree
-//! at most once.
+//! [`ToolOutput`]: a finished tool's output, erased, with its JSON tree made at most once.
 
 use std::any::Any;
 use std::sync::{Arc, OnceLock};
@@ -10,48 +9,54 @@ use serde_json::Value;
 use crate::error::ToolError;
 use crate::render::{Render, ResourcesTracker};
 
-/// A finished tool's output, erased: its JSON and its renderings.
-pub trait AnyOutput: Send + Sync + 'static {
-    /// The structured result.
+/// A finished tool's output: the tool's own value behind one shared allocation, its JSON and
+/// its renderings. Cheap to clone; clones share the value and its JSON tree.
+///
+/// The JSON tree is made the first time someone asks for it ([`to_value`](Self::to_value)),
+/// and then shared: the activity record, the END event, the outcome and the answers of
+/// duplicate calls read the same tree. JSON text is written from the tree when there is one,
+/// else straight from the value.
+///
+/// ```
+/// use tool_core::{Render, ResourcesTracker, ToolOutput};
+///
+/// #[derive(serde::Serialize, Debug, PartialEq)]
+/// struct Sum { sum: i64 }
+/// impl Render for Sum {
+///     fn status(&self) -> Option<String> { Some(format!("The sum is {}", self.sum)) }
+/// }
+///
+/// let output = ToolOutput::new(Sum { sum: 5 });
+/// assert_eq!(output.to_value()?, serde_json::json!({"sum": 5}));
+/// assert_eq!(output.status().as_deref(), Some("The sum is 5"));
+/// assert_eq!(output.model_text(&mut ResourcesTracker::new()), r#"{"sum":5}"#);
+/// assert_eq!(output.downcast_ref::<Sum>(), Some(&Sum { sum: 5 }));
+/// # Ok::<(), tool_core::ToolError>(())
+/// ```
+#[derive(Clone)]
+pub struct ToolOutput(Arc<Kept<dyn Erased>>);
+
+/// The value and its tree, in one allocation (the value last, so it may be unsized).
+struct Kept<O: ?Sized> {
+    json: OnceLock<Result<Value, ToolError>>,
+    output: O,
+}
+
+/// What the output's own type gives, erased.
+trait Erased: Send + Sync + 'static {
     fn to_value(&self) -> Result<Value, ToolError>;
-    /// The structured result as compact JSON text.
     fn to_json_string(&self) -> Result<String, ToolError>;
-    /// The status line, if the output has its own.
     fn status(&self) -> Option<String>;
-    /// The text for the model: the output's own rendering or its compact JSON.
-    fn model_text(&self, tracker: &mut ResourcesTracker) -> String;
-    /// The output's own rendering for the model, `None` when it has none (its compact JSON
-    /// stands for it then). By default the [`model_text`](AnyOutput::model_text).
-    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
-        Some(self.model_text(tracker))
-    }
-    /// Whether the output reports success.
+    fn render(&self, tracker: &mut ResourcesTracker) -> Option<String>;
     fn is_success(&self) -> bool;
-    /// The output as `Any`, to downcast to the concrete type.
     fn as_any(&self) -> &dyn Any;
-    /// Whether [`to_value`](AnyOutput::to_value) answers from a tree made once (the outputs
-    /// of [`Tool`](crate::Tool)s do); the runtime wraps any other output so that the activity
-    /// record, the END event and the outcome share one tree.
-    #[doc(hidden)]
-    fn keeps_tree(&self) -> bool {
-        false
-    }
-    /// The structured result for a caller that needs it once: the kept tree's copy when
-    /// there is one, else a tree made for the caller alone (none kept, none copied).
-    #[doc(hidden)]
-    fn value_once(&self) -> Result<Value, ToolError> {
-        self.to_value()
-    }
 }
 
 fn serialize_error(e: serde_json::Error) -> ToolError {
     ToolError::system(format!("the tool's output could not be serialized: {e}"))
 }
 
-impl<T> AnyOutput for T
-where
-    T: Serialize + Render + Send + Sync + 'static,
-{
+impl<T: Serialize + Render + Send + Sync + 'static> Erased for T {
     fn to_value(&self) -> Result<Value, ToolError> {
         serde_json::to_value(self).map_err(serialize_error)
     }
@@ -61,14 +66,7 @@ where
     fn status(&self) -> Option<String> {
         Render::status(self)
     }
-    fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
-        match Render::render(self, tracker) {
-            Some(text) => text,
-            None => serde_json::to_string(self)
-                .unwrap_or_else(|e| format!("(output not serializable: {e})")),
-        }
-    }
-    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
+    fn render(&self, tracker: &mut ResourcesTracker) -> Option<String> {
         Render::render(self, tracker)
     }
     fn is_success(&self) -> bool {
@@ -79,106 +77,93 @@ where
     }
 }
 
-/// An output with its JSON tree made at most once, when first asked for: the activity
-/// record, the END event, [`CallOutcome::to_json`](crate::CallOutcome::to_json) and the
-/// answers of duplicate calls share it. JSON text is written from the tree when it is
-/// there, else straight from the output (no tree in between). Everything else is the
-/// output's own ([`AnyOutput::as_any`] gives the tool's type).
-///
-/// A [`Tool`](crate::Tool)'s output is put in one when it is made (one allocation for
-/// both); the runtime wraps any other output in one around [`Shared`].
-pub(crate) struct Serialized<O> {
-    json: OnceLock<Result<Value, ToolError>>,
-    output: O,
-}
-
-impl<O: AnyOutput> Serialized<O> {
-    pub(crate) fn new(output: O) -> Self {
-        Serialized {
+impl ToolOutput {
+    /// The output of a tool: any value with a JSON form and a [`Render`]ing
+    /// (`serde_json::Value` and `String` are ones).
+    pub fn new<T: Serialize + Render + Send + Sync + 'static>(output: T) -> Self {
+        ToolOutput(Arc::new(Kept {
             json: OnceLock::new(),
             output,
-        }
+        }))
     }
 
     fn tree(&self) -> &Result<Value, ToolError> {
-        self.json.get_or_init(|| self.output.to_value())
+        self.0.json.get_or_init(|| self.0.output.to_value())
     }
-}
 
-/// Shares the JSON tree of an output that does not keep its own (one a hand-written
-/// [`DynTool`](crate::DynTool) made).
-pub(crate) fn keep_tree(output: Arc<dyn AnyOutput>) -> Arc<dyn AnyOutput> {
-    if output.keeps_tree() {
-        output
-    } else {
-        Arc::new(Serialized::new(Shared(output)))
-    }
-}
-
-impl<O: AnyOutput> AnyOutput for Serialized<O> {
-    fn to_value(&self) -> Result<Value, ToolError> {
+    /// The structured result (a copy of the shared tree, made on first use).
+    pub fn to_value(&self) -> Result<Value, ToolError> {
         self.tree().clone()
     }
-    fn to_json_string(&self) -> Result<String, ToolError> {
-        match self.json.get() {
-            Some(Ok(v)) => Ok(v.to_string()),
-            _ => self.output.to_json_string(),
+
+    /// The structured result for a caller that needs it once: the shared tree's copy when
+    /// there is one, else a tree made for the caller alone (none kept).
+    pub(crate) fn value_once(&self) -> Result<Value, ToolError> {
+        match self.0.json.get() {
+            Some(tree) => tree.clone(),
+            None => self.0.output.to_value(),
         }
     }
-    fn status(&self) -> Option<String> {
-        self.output.status()
+
+    /// The structured result as compact JSON text.
+    pub fn to_json_string(&self) -> Result<String, ToolError> {
+        match self.0.json.get() {
+            Some(Ok(v)) => Ok(v.to_string()),
+            _ => self.0.output.to_json_string(),
+        }
     }
-    fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
-        match self.output.rendered(tracker) {
+
+    /// The status line, if the output has its own ([`Render::status`]).
+    pub fn status(&self) -> Option<String> {
+        self.0.output.status()
+    }
+
+    /// The text for the model: the output's own rendering ([`Render::render`]) or its
+    /// compact JSON.
+    pub fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
+        match self.0.output.render(tracker) {
             Some(text) => text,
             None => self
                 .to_json_string()
-                .unwrap_or_else(|_| self.output.model_text(tracker)),
+                .unwrap_or_else(|e| format!("(output not serializable: {})", e.message())),
         }
     }
-    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
-        self.output.rendered(tracker)
+
+    /// Whether the output reports success ([`Render::is_success`]).
+    pub fn is_success(&self) -> bool {
+        self.0.output.is_success()
     }
-    fn is_success(&self) -> bool {
-        self.output.is_success()
+
+    /// The tool's own value, if it is a `T`.
+    pub fn downcast_ref<T: 'static>(&self) -> Option<&T> {
+        self.0.output.as_any().downcast_ref()
     }
-    fn as_any(&self) -> &dyn Any {
-        self.output.as_any()
-    }
-    fn keeps_tree(&self) -> bool {
-        true
-    }
-    fn value_once(&self) -> Result<Value, ToolError> {
-        match self.json.get() {
-            Some(tree) => tree.clone(),
-            None => self.output.to_value(),
+}
+
+impl std::fmt::Debug for ToolOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.tree() {
+            Ok(v) => f.debug_tuple("ToolOutput").field(v).finish(),
+            Err(e) => f.debug_tuple("ToolOutput").field(&e.message()).finish(),
         }
     }
 }
 
-/// An erased output behind an `Arc`, as an [`AnyOutput`] of its own.
-pub(crate) struct Shared(Arc<dyn AnyOutput>);
-
-impl AnyOutput for Shared {
-    fn to_value(&self) -> Result<Value, ToolError> {
-        self.0.to_value()
-    }
-    fn to_json_string(&self) -> Result<String, ToolError> {
-        self.0.to_json_string()
-    }
-    fn status(&self) -> Option<String> {
-        self.0.status()
-    }
-    fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
-        self.0.model_text(tracker)
-    }
-    fn rendered(&self, tracker: &mut ResourcesTracker) -> Option<String> {
-        self.0.rendered(tracker)
-    }
-    fn is_success(&self) -> bool {
-        self.0.is_success()
-    }
-    fn as_any(&self) -> &dyn Any {
-        self.0.as_any()
+impl ResourcesTracker {
+    /// Re-renders a conversation's outputs (oldest first) so that each resource's content
+    /// appears at its newest occurrence only. Returns the texts in the same order.
+    pub fn render_history<'a, I>(outputs: I) -> Vec<String>
+    where
+        I: IntoIterator<Item = &'a ToolOutput>,
+        I::IntoIter: DoubleEndedIterator,
+    {
+        let mut tracker = ResourcesTracker::new();
+        let mut texts: Vec<String> = outputs
+            .into_iter()
+            .rev()
+            .map(|o| o.model_text(&mut tracker))
+            .collect();
+        texts.reverse();
+        texts
     }
 }

@@ -9,10 +9,11 @@ use std::collections::HashMap;
 use std::panic::Location;
 use std::sync::Arc;
 
-use crate::error::{RegistryError, SpecError};
+use crate::call::{Arguments, signature_of_arguments};
+use crate::error::{RegistryError, SpecError, ToolError};
 use crate::spec::{Mode, PermissionSet, ToolSpec};
 use crate::tool::DynTool;
-use crate::validate::CompiledSchema;
+use crate::validate::{CompiledSchema, nearest};
 
 /// A tool submitted for automatic registration. `#[tool]` emits one per tool; write one by
 /// hand with [`inventory::submit!`] through [`crate::submit_tool!`].
@@ -278,6 +279,38 @@ impl Registry {
             .filter(|e| e.spec.supports_mode(mode))
             .map(|e| e.name())
             .collect()
+    }
+
+    /// The error for a call of `name` that no tool of `mode` answers to: the tool is known
+    /// but not offered in this mode (a `permission_error`), or unknown (a `not_found` with
+    /// the tools available and the nearest name, alias included).
+    pub(crate) fn unknown_tool(&self, name: &str, mode: Mode, arguments: &Arguments) -> ToolError {
+        let available = self.names_in_mode(mode);
+        let signature = signature_of_arguments(name, arguments);
+        if let Some(e) = self.get(name) {
+            return ToolError::permission(format!(
+                "tool `{}` is not available in mode `{mode}`",
+                e.name()
+            ))
+            .with_field("available_tools", available)
+            .with_signature(signature);
+        }
+        let aliases = self
+            .iter()
+            .filter(|e| e.spec().supports_mode(mode))
+            .flat_map(|e| e.spec().aliases.iter().map(|a| a.as_ref()));
+        let near = nearest(name, available.iter().copied().chain(aliases))
+            .map(|n| self.get(n).map_or(n, |e| e.name()));
+        let list = available.join(", ");
+        let err = ToolError::not_found(format!("Unknown tool '{name}'"))
+            .with_field("available_tools", available.clone())
+            .with_signature(signature);
+        match near {
+            Some(n) => err
+                .with_field("did_you_mean", n)
+                .with_suggestion(format!("Did you mean `{n}`? Tools available: {list}")),
+            None => err.with_suggestion(format!("Tools available: {list}")),
+        }
     }
 
     /// `(name, aliases)` pairs, for renaming data that stored old names (the tool migration).

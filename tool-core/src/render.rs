@@ -110,23 +110,6 @@ impl ResourcesTracker {
             true
         }
     }
-
-    /// Re-renders a conversation's outputs (oldest first) so that each resource's content
-    /// appears at its newest occurrence only. Returns the texts in the same order.
-    pub fn render_history<'a, I>(outputs: I) -> Vec<String>
-    where
-        I: IntoIterator<Item = &'a dyn crate::output::AnyOutput>,
-        I::IntoIter: DoubleEndedIterator,
-    {
-        let mut tracker = ResourcesTracker::new();
-        let mut texts: Vec<String> = outputs
-            .into_iter()
-            .rev()
-            .map(|o| o.model_text(&mut tracker))
-            .collect();
-        texts.reverse();
-        texts
-    }
 }
 
 /// The first `max_lines` lines of a text for a compact UI preview (seed 004's result

@@ -14,7 +14,8 @@ pub use action::{ActionSet, ActionSpec};
 pub use annotations::Annotations;
 pub use permission::{Mode, Permission, PermissionSet};
 
-use crate::error::SpecError;
+use crate::call::{Arguments, MAX_ARGUMENTS_BYTES};
+use crate::error::{SpecError, ToolError};
 
 /// The longest tool name providers accept (OpenAI, Anthropic and Gemini agree on 64).
 pub const MAX_NAME_LEN: usize = 64;
@@ -240,6 +241,39 @@ impl ToolSpec {
     pub fn error_context(mut self, param: impl Into<Cow<'static, str>>) -> Self {
         self.error_context.push(param.into());
         self
+    }
+
+    /// Echoes the given values of the [`error_context`](field@ToolSpec::error_context)
+    /// parameters into an error, each unless the error already has that field (a tool's own
+    /// value wins) or the call did not give it.
+    pub(crate) fn with_error_context(&self, err: ToolError, args: &Arguments) -> ToolError {
+        if self.error_context.is_empty() {
+            return err;
+        }
+        let parsed;
+        let value = match args {
+            Arguments::Value(v) => v,
+            Arguments::Text(t) if t.len() <= MAX_ARGUMENTS_BYTES => {
+                match serde_json::from_str::<Value>(t) {
+                    Ok(v) => {
+                        parsed = v;
+                        &parsed
+                    }
+                    Err(_) => return err,
+                }
+            }
+            Arguments::Text(_) => return err,
+        };
+        let mut err = err;
+        for name in &self.error_context {
+            if err.fields().contains_key(name.as_ref()) {
+                continue;
+            }
+            if let Some(given) = value.get(name.as_ref()).filter(|v| !v.is_null()) {
+                err = err.with_field(name.as_ref(), given.clone());
+            }
+        }
+        err
     }
 
     /// Whether the tool is offered in `mode`.

@@ -1,11 +1,9 @@
 //! The [`Tool`] trait a tool implements, and [`DynTool`], its object-safe erasure.
 
-use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use async_trait::async_trait;
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -14,7 +12,7 @@ use serde_json::Value;
 use crate::call::Arguments;
 use crate::context::ToolContext;
 use crate::error::ToolError;
-use crate::output::{AnyOutput, Serialized};
+use crate::output::ToolOutput;
 use crate::render::Render;
 use crate::spec::ToolSpec;
 use crate::validate::CompiledSchema;
@@ -77,7 +75,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// Decodes and validates a call's arguments into the input (the runtime calls it through
-    /// [`DynTool::decode`]). The default is [`CompiledSchema::decode`], the general path for
+    /// [`DynTool::start`]). The default is [`CompiledSchema::decode`], the general path for
     /// any input type; a tool whose input refuses unknown members itself may answer with
     /// [`CompiledSchema::decode_strict`], one typed decode with no watch for them (the
     /// `#[tool]` macro does so for the input types it generates).
@@ -98,52 +96,27 @@ pub trait Tool: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 }
 
-/// The error of an input decoded for another tool (not generic: one copy for every tool).
-#[cold]
-fn wrong_input_type() -> ToolError {
-    ToolError::system("internal error: the decoded input has another type than the tool's")
-}
-
-/// A decoded, validated input waiting to be run (the typed input behind `Any`).
-pub type DecodedInput = Box<dyn Any + Send>;
-
 /// A call's future, as [`DynTool::start`] makes it: the tool's output or its error.
-pub type ToolFuture<'a> =
-    Pin<Box<dyn Future<Output = Result<Arc<dyn AnyOutput>, ToolError>> + Send + 'a>>;
+pub type ToolFuture<'a> = Pin<Box<dyn Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
 
-/// The object-safe form of a tool, as the registry stores it. Every [`Tool`] is a `DynTool`;
-/// implement it directly only for tools whose input is not a Rust type (a proxy for remote
-/// tools, say).
-#[async_trait]
+/// The object-safe form of a tool, as the registry stores it and the runtime runs it. Every
+/// [`Tool`] is a `DynTool`; implement it directly only for tools whose input is not a Rust
+/// type (a proxy for remote tools, say).
 pub trait DynTool: Send + Sync + 'static {
     /// The full spec, schemas included.
     fn spec(&self) -> ToolSpec;
 
-    /// Validates and decodes arguments against the compiled schema.
-    fn decode(&self, args: &Arguments, schema: &CompiledSchema) -> Result<DecodedInput, ToolError>;
-
-    /// Runs the tool on an input that [`DynTool::decode`] produced.
-    async fn invoke(
-        &self,
-        ctx: &ToolContext,
-        input: DecodedInput,
-    ) -> Result<Arc<dyn AnyOutput>, ToolError>;
-
-    /// Validates and decodes the arguments and makes the call's future, not yet polled: what
-    /// the runtime runs. By default [`DynTool::decode`] then [`DynTool::invoke`]; a
-    /// [`Tool`] keeps its typed input inside the future instead (one allocation for both).
+    /// Validates and decodes the arguments against the compiled schema and makes the call's
+    /// future, not yet polled: what the runtime runs once the call has passed its gates. A
+    /// refusal (every problem of the arguments at once) is the `Err`.
     fn start<'a>(
         &'a self,
         ctx: &'a ToolContext,
         args: &Arguments,
         schema: &CompiledSchema,
-    ) -> Result<ToolFuture<'a>, ToolError> {
-        let input = self.decode(args, schema)?;
-        Ok(self.invoke(ctx, input))
-    }
+    ) -> Result<ToolFuture<'a>, ToolError>;
 }
 
-#[async_trait]
 impl<T: Tool> DynTool for T {
     fn spec(&self) -> ToolSpec {
         let mut spec = Tool::spec(self);
@@ -152,22 +125,6 @@ impl<T: Tool> DynTool for T {
             spec.output_schema = self.output_schema().map(Arc::new);
         }
         spec
-    }
-
-    fn decode(&self, args: &Arguments, schema: &CompiledSchema) -> Result<DecodedInput, ToolError> {
-        let input: T::Input = self.decode_input(args, schema)?;
-        Ok(Box::new(input))
-    }
-
-    async fn invoke(
-        &self,
-        ctx: &ToolContext,
-        input: DecodedInput,
-    ) -> Result<Arc<dyn AnyOutput>, ToolError> {
-        let input = input
-            .downcast::<T::Input>()
-            .map_err(|_| wrong_input_type())?;
-        run(self, ctx, *input).await
     }
 
     fn start<'a>(
@@ -181,7 +138,7 @@ impl<T: Tool> DynTool for T {
     }
 }
 
-/// Runs a tool on its typed input; the output is kept with its JSON tree, made once.
+/// Runs a tool on its typed input.
 ///
 /// The tool's own future is made before the returned one, which holds it alone (not the
 /// input beside it as well).
@@ -189,10 +146,7 @@ fn run<'a, T: Tool>(
     tool: &'a T,
     ctx: &'a ToolContext,
     input: T::Input,
-) -> impl Future<Output = Result<Arc<dyn AnyOutput>, ToolError>> + Send + 'a {
+) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send + 'a {
     let call = tool.call(ctx, input);
-    async move {
-        let output: Arc<dyn AnyOutput> = Arc::new(Serialized::new(call.await?));
-        Ok(output)
-    }
+    async move { Ok(ToolOutput::new(call.await?)) }
 }

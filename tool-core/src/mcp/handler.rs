@@ -13,15 +13,17 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::call::ToolCall;
-use crate::events::{Event, EventData};
+use crate::events::{Event, EventData, EventObserver};
 use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
-use crate::runtime::{
-    BoxFuture, CallOptions, CallOutcome, EventObserver, Runtime, Session, SessionConfig,
-};
+use crate::runtime::{CallOptions, CallOutcome, Runtime, Session, SessionConfig};
 use crate::spec::Mode;
 
 use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
+
+/// A boxed future: the call's future is boxed so that the one rmcp spawns per request
+/// holds a pointer to it.
+type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What every MCP session of one server shares: the runtime, the `tools/list` answer
 /// (computed once) and the `initialize` answer.

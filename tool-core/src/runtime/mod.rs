@@ -36,20 +36,28 @@
 //! [`Session::clear_current_turn`] forgets the whole turn; [`RuntimeBuilder::dedupe`] turns
 //! the check off.
 //!
+//! # Every START has its END
+//!
+//! A call's activity record and its events are owned by a guard: opening it records
+//! `in_progress` and emits `TOOL_CALL_START`; finishing it records `success` or `failure`
+//! and emits `TOOL_CALL_END` or `ERROR`. A call whose future is dropped after its START (a
+//! client that went away, an agent loop that gave up) ends `failure` with "the call was
+//! abandoned before it finished" and its `ERROR`, and its tool's cancellation token fires.
+//!
 //! # Files
 //!
-//! `session.rs` holds [`Session`] and the path up to the redundancy check, `dedupe.rs` the
-//! check, `execute.rs` the approval gate, the run and the records, `outcome.rs`
-//! [`CallOutcome`], `approval.rs` the [`Approver`]s.
+//! `call.rs` holds a call's whole path, top to bottom, as the steps of one struct, and the
+//! record guard; `session.rs` [`Session`]; `turn.rs` the redundancy check's memory of a
+//! turn; `outcome.rs` [`CallOutcome`]; `approval.rs` the [`Approver`]s.
 //!
 //! A [`Runtime`] is shared by every conversation; a [`Session`] is one conversation (its
 //! mode, its role's permissions, its turn state).
 
 mod approval;
-mod dedupe;
-mod execute;
+mod call;
 mod outcome;
 mod session;
+mod turn;
 
 use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
@@ -60,16 +68,14 @@ use tokio_util::sync::CancellationToken;
 
 pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
 pub use outcome::CallOutcome;
-pub use session::{CallObserver, CallOptions, EventObserver, Session};
+pub use session::{CallOptions, Session};
 
 use crate::activity::{ActivityStore, InMemoryActivityStore};
-use crate::context::{Services, SessionState};
-use crate::error::ToolError;
+use crate::context::{Host, Services, SessionParts, SessionState};
 use crate::events::EventStream;
-use crate::output::AnyOutput;
 use crate::registry::Registry;
 use crate::spec::{Mode, PermissionSet};
-use dedupe::TurnCache;
+use turn::TurnCache;
 
 /// The default deadline of a call whose tool sets none.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -82,9 +88,8 @@ pub const MAX_DEDUPE_ENTRIES: usize = 1024;
 struct Inner {
     registry: Arc<Registry>,
     approver: Arc<dyn Approver>,
-    activities: Arc<dyn ActivityStore>,
-    events: EventStream,
-    services: Arc<Services>,
+    /// The services, events and activity store every call's context shares.
+    host: Arc<Host>,
     default_timeout: Duration,
     max_timeout: Duration,
     limiter: Arc<Semaphore>,
@@ -212,9 +217,11 @@ impl RuntimeBuilder {
             inner: Arc::new(Inner {
                 registry: self.registry,
                 approver: self.approver,
-                activities: self.activities,
-                events: self.events,
-                services: Arc::new(self.services),
+                host: Arc::new(Host {
+                    services: self.services,
+                    events: self.events,
+                    activities: self.activities,
+                }),
                 default_timeout: self.default_timeout,
                 max_timeout: self.max_timeout,
                 limiter: Arc::new(Semaphore::new(self.max_concurrent)),
@@ -249,12 +256,12 @@ impl Runtime {
 
     /// The event stream.
     pub fn events(&self) -> &EventStream {
-        &self.inner.events
+        &self.inner.host.events
     }
 
     /// The activity store.
     pub fn activities(&self) -> &Arc<dyn ActivityStore> {
-        &self.inner.activities
+        &self.inner.host.activities
     }
 
     /// A new session in mode `agent` with every permission.
@@ -266,13 +273,14 @@ impl Runtime {
     pub fn session_with(&self, config: SessionConfig) -> Session {
         Session {
             runtime: self.clone(),
-            mode: config.mode,
             permissions: config.permissions,
-            services: Arc::new(config.services),
-            state: Arc::new(SessionState::default()),
+            parts: Arc::new(SessionParts {
+                mode: config.mode,
+                state: SessionState::default(),
+                services: config.services,
+                cancel: CancellationToken::new(),
+            }),
             turn: Arc::new(Mutex::new(TurnCache::default())),
-            cancel: CancellationToken::new(),
-            observer: None,
         }
     }
 }
@@ -317,14 +325,6 @@ impl SessionConfig {
         self
     }
 }
-
-/// A boxed future: the runtime's cold paths (refusals, approval, stores that wait) are
-/// boxed so that the future of a call that runs stays small.
-pub(crate) type BoxFuture<'a, T> =
-    std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-/// A call's result as the runtime passes it around (and the redundancy check shares it).
-type SharedResult = Result<Arc<dyn AnyOutput>, ToolError>;
 
 #[cfg(test)]
 mod tests {

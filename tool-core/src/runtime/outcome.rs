@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::error::ToolError;
-use crate::output::AnyOutput;
+use crate::output::ToolOutput;
 use crate::render::ResourcesTracker;
 
 /// The result of one call, with what the host needs to answer the provider.
@@ -24,7 +24,7 @@ pub struct CallOutcome {
     /// The tool's name (alias resolved), or the name as called when unknown.
     pub tool: String,
     /// The output or the error.
-    pub result: Result<Arc<dyn AnyOutput>, ToolError>,
+    pub result: Result<ToolOutput, ToolError>,
     /// When the redundancy check answered from an earlier identical call, its call id.
     pub duplicate_of: Option<String>,
     /// How long the call took.

@@ -35,9 +35,7 @@ pub use example::example_call;
 pub(crate) use example::example_value;
 pub use nearest::nearest;
 
-/// The largest arguments document accepted, in bytes of JSON text. Larger calls are refused
-/// before parsing.
-pub const MAX_ARGUMENTS_BYTES: usize = 4 * 1024 * 1024;
+pub use crate::call::MAX_ARGUMENTS_BYTES;
 /// The most problems listed in one error; the rest are counted.
 pub const MAX_PROBLEMS: usize = 32;
 

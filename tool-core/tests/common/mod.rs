@@ -396,10 +396,10 @@ impl Tool for Waiter {
         ToolSpec::new("waiter", "Wait to be released.")
     }
     async fn call(&self, ctx: &ToolContext, _: tool_core::NoArgs) -> Result<Value, ToolError> {
-        ctx.progress("Waiting for release").await;
+        ctx.progress("Waiting for release");
         let mut data = Map::new();
         data.insert("step".into(), json!(1));
-        ctx.update_data(data).await;
+        ctx.update_data(data);
         ctx.emit_chunk("first chunk\n");
         self.started.notify_one();
         self.release.notified().await;

@@ -223,7 +223,7 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         Some(d) if !d.is_empty() => d.to_owned(),
         _ => format!("Running `{}`", shorten(command, SHOWN_COMMAND_CHARS)),
     };
-    ctx.progress(message).await;
+    ctx.progress(message);
 
     let now = Instant::now();
     let mut deadline = now + timeout;

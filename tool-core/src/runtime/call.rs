@@ -1,0 +1,564 @@
+//! One call's whole path, top to bottom.
+//!
+//! [`Call`] holds what a call came with; its steps (resolve, authorize, decode, admit,
+//! approve, acquire, execute) each return `Result<_, ToolError>`, so that a refusal is an
+//! `Err` flowing to the one place that finishes the call. [`Record`] is the guard that pairs
+//! the call's START with its END or ERROR on every exit, an abandoned call's included.
+
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::sync::{SemaphorePermit, watch};
+
+use super::turn::{Admission, CallResult, DedupeKey, ResultSlot};
+use super::{ApprovalDecision, ApprovalRequest, CallOptions, CallOutcome, Session};
+use crate::activity::{ActivityStart, ActivityStatus, ActivityUpdate};
+use crate::call::{Arguments, MAX_ARGUMENTS_BYTES, ToolCall, signature_of_arguments};
+use crate::context::{Host, ToolContext};
+use crate::error::{ErrorKind, ToolError};
+use crate::events::{Event, EventData, EventKind};
+use crate::registry::ToolEntry;
+use crate::tool::ToolFuture;
+
+/// One call on its way through a session.
+pub(super) struct Call<'s> {
+    session: &'s Session,
+    id: String,
+    name: String,
+    activity_id: Arc<str>,
+    /// As the call gave them, shared from here on (the activity record keeps them), not
+    /// copied.
+    arguments: Arc<Arguments>,
+    options: CallOptions,
+    started: Instant,
+}
+
+/// The tool a call resolved to: its entry, the arguments as the tool reads them (a
+/// polymorphic tool's parsed once) and the chosen action.
+struct Target {
+    entry: Arc<ToolEntry>,
+    arguments: Arc<Arguments>,
+    action: Option<String>,
+}
+
+impl<'s> Call<'s> {
+    /// A call of `session`. Made before the call's future, so that what it holds is moved
+    /// into the future once.
+    pub(super) fn new(session: &'s Session, mut call: ToolCall, options: CallOptions) -> Self {
+        let arguments = std::mem::replace(&mut call.arguments, Arguments::Text(String::new()));
+        Call {
+            session,
+            id: call.id,
+            name: call.name,
+            // Unique in the process, not only in this runtime: runtimes may share a store.
+            activity_id: super::next_activity_id(),
+            arguments: Arc::new(arguments),
+            options,
+            started: Instant::now(),
+        }
+    }
+
+    /// Runs the call: its steps, then the one place that finishes it.
+    pub(super) async fn run(self) -> CallOutcome {
+        let host = &self.session.runtime.inner.host;
+        let mut record = Record::new(host, &self.activity_id, &self.name, &self.arguments);
+        let result = self.steps(&mut record).await;
+        let (result, tool, duplicate_of) = record.finish(result);
+        CallOutcome {
+            call_id: self.id,
+            activity_id: self.activity_id,
+            tool: tool.unwrap_or(self.name),
+            result,
+            duplicate_of,
+            elapsed: self.started.elapsed(),
+        }
+    }
+
+    async fn steps(&self, record: &mut Record<'_>) -> CallResult {
+        let target = self.resolve()?;
+        record.resolved(&target);
+        self.authorize(&target)?;
+        let ctx = self.context(&target.entry);
+        let future = self.decode(&target, &ctx)?;
+        let writes = match self.admit(&target) {
+            (Admission::Duplicate { first_id, slot }, _) => {
+                // Boxed: only duplicates take this path.
+                return Box::pin(self.answer_duplicate(record, first_id, slot)).await;
+            }
+            (Admission::First(publish), writes) => {
+                record.publish = Some(publish);
+                writes
+            }
+            (Admission::Untracked, writes) => writes,
+        };
+        self.approve(&target).await?;
+        let timeout = self.timeout(&target.entry)?;
+        record.open();
+        let _permit = self.acquire().await?;
+        let result = self.execute(future, &ctx, timeout).await;
+        // A write has run (or began to): what the turn answered before may be stale.
+        if let Some(key) = writes {
+            self.session.turn().invalidate(&key, &self.id);
+        }
+        result
+    }
+
+    /// The tool called, by name or alias, among those of the session's mode. A polymorphic
+    /// tool's action decides permissions and approval, so its arguments are parsed once here
+    /// (unless over the size limit, which validation refuses unread); a plain tool keeps the
+    /// text for the fast decode.
+    fn resolve(&self) -> Result<Target, ToolError> {
+        let registry = &self.session.runtime.inner.registry;
+        let mode = self.session.parts.mode;
+        let Some(entry) = registry
+            .get(&self.name)
+            .filter(|e| e.spec().supports_mode(mode))
+        else {
+            return Err(registry.unknown_tool(&self.name, mode, &self.arguments));
+        };
+        let mut arguments = self.arguments.clone();
+        let mut action = None;
+        if let Some(set) = &entry.spec().actions {
+            if let Arguments::Text(t) = &*arguments
+                && t.len() <= MAX_ARGUMENTS_BYTES
+                && let Ok(v) =
+                    serde_json::from_str::<Value>(if t.trim().is_empty() { "{}" } else { t })
+            {
+                arguments = Arc::new(Arguments::Value(v));
+            }
+            if let Arguments::Value(v) = &*arguments {
+                action = v
+                    .get(set.field.as_ref())
+                    .and_then(Value::as_str)
+                    .filter(|a| set.get(a).is_some())
+                    .map(str::to_owned);
+            }
+        }
+        Ok(Target {
+            entry: entry.clone(),
+            arguments,
+            action,
+        })
+    }
+
+    /// A cancelled session (or call) runs nothing more; the role must hold the tool's
+    /// permissions and the chosen action's.
+    fn authorize(&self, t: &Target) -> Result<(), ToolError> {
+        if self.options.is_cancelled(&self.session.parts.cancel) {
+            return Err(cancelled_error());
+        }
+        let (spec, permissions) = (t.entry.spec(), self.session.permissions);
+        let missing = permissions.missing(&spec.required_permissions(t.action.as_deref()));
+        if missing.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = missing.iter().map(|p| p.as_str()).collect();
+        let whose = match &t.action {
+            Some(a) if permissions.contains_all(&spec.permissions) => format!("action `{a}`"),
+            _ => "this tool".to_owned(),
+        };
+        Err(ToolError::permission(format!(
+            "this session's role lacks the permission(s) {} that {whose} needs",
+            names.join(", "),
+        ))
+        .with_field("missing_permissions", names))
+    }
+
+    /// The context the tool runs with; its cancellation token is a child of the session's.
+    fn context(&self, entry: &ToolEntry) -> ToolContext {
+        ToolContext::new(
+            self.activity_id.clone(),
+            entry.shared_name().clone(),
+            &self.session.runtime.inner.host,
+            &self.session.parts,
+            self.options.observer.clone(),
+        )
+    }
+
+    /// Validation: every problem of the arguments at once, or the typed input moved into
+    /// the call's future, polled once the call has passed the gates below.
+    fn decode<'a>(&self, t: &'a Target, ctx: &'a ToolContext) -> Result<ToolFuture<'a>, ToolError> {
+        t.entry.tool().start(ctx, &t.arguments, t.entry.schema())
+    }
+
+    /// The redundancy check (see the [module docs](super)): whether an identical call came
+    /// first in this turn, and for a call that writes, its key.
+    fn admit(&self, t: &Target) -> (Admission, Option<DedupeKey>) {
+        if !self.session.runtime.inner.dedupe {
+            return (Admission::Untracked, None);
+        }
+        let spec = t.entry.spec();
+        let key = (spec.name.to_string(), t.arguments.to_json_text());
+        let admission = self.session.turn().admit(key.clone(), &self.id);
+        let writes = (!spec.is_read_only(t.action.as_deref())).then_some(key);
+        (admission, writes)
+    }
+
+    /// Answers a call identical to one made earlier in the turn with that call's result,
+    /// once it is there. The duplicate has its own record (with `data.duplicate_of`) and
+    /// events; the tool does not run.
+    async fn answer_duplicate(
+        &self,
+        record: &mut Record<'_>,
+        first_id: String,
+        mut slot: ResultSlot,
+    ) -> CallResult {
+        record.duplicate_of = Some(first_id);
+        record.open();
+        tokio::select! {
+            // `wait_for` returns once the value is `Some`.
+            waited = slot.wait_for(Option::is_some) => match waited {
+                Ok(r) => r.clone().unwrap_or_else(|| Err(cancelled_error())),
+                Err(_) => Err(ToolError::system(format!(
+                    "the identical call `{}` was abandoned before it finished; call again",
+                    record.duplicate_of.as_deref().unwrap_or_default()
+                ))),
+            },
+            () = self.options.cancelled(&self.session.parts.cancel) => Err(cancelled_error()),
+        }
+    }
+
+    /// The approval gate, for a call of a tool or action that needs approval (declared, or
+    /// required by the runtime's builder). A denial is the model's `approval_denied`.
+    async fn approve(&self, t: &Target) -> Result<(), ToolError> {
+        let inner = &self.session.runtime.inner;
+        let (spec, action) = (t.entry.spec(), t.action.as_deref());
+        let forced = inner
+            .approval_required
+            .iter()
+            .any(|(tool, a)| tool == spec.name.as_ref() && (a.is_none() || a.as_deref() == action));
+        if !(spec.needs_approval(action) || forced) {
+            return Ok(());
+        }
+        // Boxed: most calls need none, and their futures stay small.
+        Box::pin(async move {
+            let request = ApprovalRequest {
+                call_id: self.id.clone(),
+                tool: spec.name.to_string(),
+                action: t.action.clone(),
+                arguments: t.arguments.to_value().unwrap_or(Value::Null),
+                signature: signature_of_arguments(&spec.name, &t.arguments),
+            };
+            match inner.approver.approve(&request).await {
+                ApprovalDecision::Approve => Ok(()),
+                ApprovalDecision::Deny { reason } => {
+                    let msg = match reason {
+                        Some(r) => format!("the call was not approved: {r}"),
+                        None => "the call was not approved".to_owned(),
+                    };
+                    Err(
+                        ToolError::new(ErrorKind::ApprovalDenied, msg).with_suggestion(
+                            "Do not retry the same call; ask the user or take another approach.",
+                        ),
+                    )
+                }
+            }
+        })
+        .await
+    }
+
+    /// How long the tool may run: its own timeout, else the runtime's default, capped by
+    /// the runtime's maximum. Refused when the tokio runtime has no time driver: making a
+    /// timer without one panics, and that is the host's mistake to report, not a tool's
+    /// panic.
+    fn timeout(&self, entry: &ToolEntry) -> Result<Duration, ToolError> {
+        let inner = &self.session.runtime.inner;
+        let timeout = (entry.spec().timeout)
+            .unwrap_or(inner.default_timeout)
+            .min(inner.max_timeout);
+        if std::panic::catch_unwind(|| drop(tokio::time::sleep(timeout))).is_err() {
+            return Err(ToolError::system(
+                "the tokio runtime has no time driver, so the call's deadline cannot be kept; \
+                 the host must build its runtime with `enable_all()` (or `enable_time()`)",
+            ));
+        }
+        Ok(timeout)
+    }
+
+    /// A concurrency slot: at once when one is free, else the wait (boxed: most calls find
+    /// one free), unless the call is cancelled first. `None` when the limiter was closed.
+    async fn acquire(&self) -> Result<Option<SemaphorePermit<'s>>, ToolError> {
+        let limiter = &self.session.runtime.inner.limiter;
+        if let Ok(permit) = limiter.try_acquire() {
+            return Ok(Some(permit));
+        }
+        Box::pin(async {
+            tokio::select! {
+                biased;
+                permit = limiter.acquire() => Ok(permit.ok()),
+                () = self.options.cancelled(&self.session.parts.cancel) => Err(cancelled_error()),
+            }
+        })
+        .await
+    }
+
+    /// Runs the tool to its answer under a deadline counted from now (the call has its
+    /// slot), raced with the call's cancellation, its panic caught. A result ready when the
+    /// deadline passes still counts. When the deadline, a cancellation or the caller ends
+    /// the call first, the tool's token fires before its future is dropped, so a guard in
+    /// the tool sees it.
+    async fn execute(
+        &self,
+        future: ToolFuture<'_>,
+        ctx: &ToolContext,
+        timeout: Duration,
+    ) -> CallResult {
+        let mut tool = CatchUnwind(future);
+        // Declared after the tool's future, so dropped before it.
+        let cancel_on_drop = CancelOnDrop(Some(ctx));
+        let mut answered = false;
+        let cancelled = self.options.cancelled(&self.session.parts.cancel);
+        let raced = async {
+            tokio::select! {
+                biased;
+                result = &mut tool => {
+                    answered = true;
+                    result.unwrap_or_else(|Panicked| Err(panicked_error()))
+                }
+                () = cancelled => Err(cancelled_error()),
+            }
+        };
+        let result = match Instant::now().checked_add(timeout) {
+            // tokio's `timeout_at` polls its timer even when the tool has used up the task's
+            // cooperative budget, so a tool that is always ready cannot starve its deadline.
+            Some(deadline) => {
+                ctx.set_deadline(deadline);
+                tokio::time::timeout_at(deadline.into(), raced)
+                    .await
+                    .unwrap_or_else(|_| Err(timeout_error(timeout)))
+            }
+            None => raced.await,
+        };
+        if answered {
+            cancel_on_drop.disarm();
+        }
+        result
+    }
+}
+
+/// Where a call's activity record stands.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Nothing recorded yet (the call is on its way to its START).
+    Unopened,
+    /// `in_progress`, START emitted.
+    Open,
+    /// Finished, END or ERROR emitted.
+    Closed,
+}
+
+/// A call's activity record and its events, as a guard: [`open`](Record::open) records
+/// `in_progress` and emits START; [`finish`](Record::finish) records the end and emits END
+/// or ERROR (opening first for a call refused before it began, so that every call's events
+/// pair up); dropped while open, the call was abandoned: its record ends `failure` and its
+/// ERROR is emitted. The store's write side and the event stream never wait, so `Drop` can.
+struct Record<'a> {
+    host: &'a Host,
+    id: &'a Arc<str>,
+    /// The name as called, until the tool is resolved.
+    called: &'a str,
+    entry: Option<Arc<ToolEntry>>,
+    arguments: Arc<Arguments>,
+    /// The earlier identical call that answers this one.
+    duplicate_of: Option<String>,
+    /// Where identical calls of the turn wait for this one's result.
+    publish: Option<watch::Sender<Option<CallResult>>>,
+    state: State,
+}
+
+impl<'a> Record<'a> {
+    fn new(host: &'a Host, id: &'a Arc<str>, called: &'a str, args: &Arc<Arguments>) -> Self {
+        Record {
+            host,
+            id,
+            called,
+            entry: None,
+            arguments: args.clone(),
+            duplicate_of: None,
+            publish: None,
+            state: State::Unopened,
+        }
+    }
+
+    /// The call resolved to `t`: the record names its tool and keeps its arguments.
+    fn resolved(&mut self, t: &Target) {
+        self.entry = Some(t.entry.clone());
+        self.arguments = t.arguments.clone();
+    }
+
+    /// The tool's name, else the name as called.
+    fn tool(&self) -> &str {
+        self.entry.as_ref().map_or(self.called, |e| e.name())
+    }
+
+    /// Records `in_progress` and emits START.
+    fn open(&mut self) {
+        let (name, user_facing) = match &self.entry {
+            Some(e) => (e.shared_name().clone(), e.spec().user_facing),
+            None => (Arc::from(self.called), false),
+        };
+        let mut start =
+            ActivityStart::new(self.id.clone(), name, self.arguments.clone(), user_facing);
+        if let Some(first) = &self.duplicate_of {
+            start
+                .data
+                .insert("duplicate_of".into(), Value::String(first.clone()));
+        }
+        let events = &self.host.events;
+        let event = events.wants(EventKind::ToolCallStart).then(|| {
+            let arguments = start.input();
+            Event::new(
+                EventKind::ToolCallStart,
+                &**self.id,
+                &*start.name,
+                EventData::Start { arguments },
+            )
+        });
+        self.host.activities.begin(start);
+        if let Some(event) = event {
+            events.emit(event);
+        }
+        self.state = State::Open;
+    }
+
+    /// Finishes the record with the call's result, signed with the call's signature and
+    /// the tool's error context; hands identical calls the result. Returns the result, the
+    /// tool's name when it was called by an alias, and the call that answered this one.
+    fn finish(mut self, result: CallResult) -> (CallResult, Option<String>, Option<String>) {
+        if self.state == State::Unopened {
+            self.open();
+        }
+        let result = result.map_err(|e| {
+            let e = match e.signature() {
+                Some(_) => e,
+                None => e.with_signature(signature_of_arguments(self.tool(), &self.arguments)),
+            };
+            match &self.entry {
+                Some(entry) => entry.spec().with_error_context(e, &self.arguments),
+                None => e,
+            }
+        });
+        match &result {
+            Ok(output) => {
+                let events = &self.host.events;
+                let end = events
+                    .wants(EventKind::ToolCallEnd)
+                    .then(|| EventData::End {
+                        success: output.is_success(),
+                        result: output.to_value().unwrap_or(Value::Null),
+                    });
+                self.host.activities.succeed(self.id, output);
+                if let Some(data) = end {
+                    events.emit(Event::new(
+                        EventKind::ToolCallEnd,
+                        &**self.id,
+                        self.tool(),
+                        data,
+                    ));
+                }
+            }
+            Err(e) => self.fail(e),
+        }
+        self.state = State::Closed;
+        if let Some(publish) = self.publish.take() {
+            publish.send_replace(Some(result.clone()));
+        }
+        let renamed = (self.entry.as_ref())
+            .filter(|e| e.name() != self.called)
+            .map(|e| e.name().to_owned());
+        (result, renamed, self.duplicate_of.take())
+    }
+
+    /// Records `failure` with `error` and emits ERROR.
+    fn fail(&self, error: &ToolError) {
+        let update = ActivityUpdate::Finish {
+            status: ActivityStatus::Failure,
+            data: None,
+            error: Some(error.full_message()),
+        };
+        self.host.activities.update(self.id, update);
+        let events = &self.host.events;
+        if events.wants(EventKind::Error) {
+            let data = EventData::Error {
+                error: error.to_json(),
+            };
+            events.emit(Event::new(EventKind::Error, &**self.id, self.tool(), data));
+        }
+    }
+}
+
+impl Drop for Record<'_> {
+    fn drop(&mut self) {
+        if self.state == State::Open {
+            let abandoned = ToolError::new(
+                ErrorKind::Cancelled,
+                "the call was abandoned before it finished",
+            );
+            self.fail(&abandoned);
+        }
+    }
+}
+
+/// Cancels a call's token when dropped, unless disarmed: when the call is answered before
+/// its tool (a deadline, a cancellation) or abandoned by its caller.
+struct CancelOnDrop<'a>(Option<&'a ToolContext>);
+
+impl CancelOnDrop<'_> {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        if let Some(ctx) = self.0.take() {
+            ctx.cancel_call();
+        }
+    }
+}
+
+/// A tool's future whose panic is caught: polled inside `catch_unwind`, a panic ends it
+/// with [`Panicked`] (and it is not polled again).
+struct CatchUnwind<F>(F);
+
+/// The tool panicked.
+struct Panicked;
+
+impl<F: Future + Unpin> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Panicked>;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = &mut self.0;
+        match std::panic::catch_unwind(AssertUnwindSafe(|| Pin::new(inner).poll(cx))) {
+            Ok(Poll::Ready(v)) => Poll::Ready(Ok(v)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(_) => Poll::Ready(Err(Panicked)),
+        }
+    }
+}
+
+fn panicked_error() -> ToolError {
+    ToolError::system("the tool panicked; this is a bug in the tool, not in the call")
+}
+
+fn cancelled_error() -> ToolError {
+    ToolError::new(ErrorKind::Cancelled, "the call was cancelled")
+}
+
+fn timeout_error(timeout: Duration) -> ToolError {
+    let took = if timeout.as_millis() < 1000 {
+        format!("{} ms", timeout.as_millis())
+    } else if timeout.subsec_millis() == 0 {
+        format!("{} s", timeout.as_secs())
+    } else {
+        format!("{:.1} s", timeout.as_secs_f64())
+    };
+    ToolError::new(
+        ErrorKind::Timeout,
+        format!("the call did not finish within {took}"),
+    )
+    .with_suggestion("Try a smaller request, or raise the tool's timeout if it allows one.")
+}
