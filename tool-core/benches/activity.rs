@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tool_core::mcp::activity::{Activity, ActivityConfig};
+use tool_core::http::activity::{Activity, ActivityConfig};
 use tool_core::{Runtime, ToolCall};
 
 const CALLS_PER_ROUND: usize = 400;

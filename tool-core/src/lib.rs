@@ -35,7 +35,7 @@
 //!   prompt ([`provider::export`]), their tool calls imported ([`provider::Importer`]) and
 //!   outcomes rendered back as their result messages ([`provider::render_result`]).
 //! - [`EventStream`], [`ActivityStore`]: what a UI watches; with the `mcp` feature,
-//!   `mcp::activity` serves them to a browser as a live page.
+//!   `http::activity` serves them to a browser as a live page.
 //! - [`ResourcesTracker`]: show each resource once per conversation.
 //! - `mcp` (feature `mcp`): a registry served over the Model Context Protocol, on stdio or
 //!   streamable HTTP, with the official `rmcp` SDK.
@@ -98,6 +98,8 @@ mod call;
 mod context;
 mod error;
 pub mod events;
+#[cfg(feature = "http")]
+pub mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod output;

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use tool_core::mcp::activity::Activity;
+use tool_core::http::activity::Activity;
 use tool_core::mcp::{HttpServer, ServeOptions};
 use tool_core::{ApproveAll, Registry, Runtime};
 use tool_std::web::WebConfig;

@@ -36,25 +36,17 @@
 //! - [`serve_stdio`]: one session over the process's stdin and stdout (what a host spawning
 //!   the server uses); [`serve`] takes any rmcp transport.
 //! - [`serve_http`] / [`HttpServer`]: streamable HTTP on `/mcp`. [`router`] gives the axum
-//!   [`Router`](axum::Router) to mount in a host's own server, and [`guard`] puts the same
-//!   checks in front of a host's other routes (a live activity page, say).
+//!   [`Router`](axum::Router) to mount in a host's own server, and [`ServeOptions::guard`]
+//!   puts the same checks in front of a host's other routes (the live activity page of
+//!   [`crate::http::activity`], say).
 //!
 //! # Security of the HTTP transport
 //!
-//! - Loopback by default. [`HttpServer::bind`] refuses a non-loopback address unless a token
-//!   is set ([`ServeOptions::token`]).
-//! - With a token every request must carry it, as `Authorization: Bearer TOKEN` or as the
-//!   cookie `toolsmith_token` (which a browser page on the same server can set); it is
-//!   compared in constant time. A missing or wrong token is `401`.
-//! - `Origin`, as the MCP specification asks: a request without one (a non-browser client)
-//!   passes; a browser request passes when its origin is the server's own (same host and
-//!   port as the `Host` header) or listed with [`ServeOptions::allow_origin`]; any other is
-//!   `403`.
-//! - `Host`, against DNS rebinding: without a token, every route (`/mcp` and whatever a host
-//!   mounted beside it, the activity page included) answers only requests addressed to a
-//!   loopback name (`localhost`, `127.0.0.1`, `[::1]`, any port); a page served from a rebound
-//!   name that resolves to 127.0.0.1 gets `403` and reads nothing. With a token, the token is
-//!   the check (the server may then face other machines under names it cannot know).
+//! The [`Guard`](crate::http::Guard) of [`crate::http`] stands in front of every route:
+//! loopback names only without a token, the token checked in constant time with one, and
+//! `Origin` checked as the MCP specification asks ([`ServeOptions::guard`]).
+//! [`HttpServer::bind`] refuses a non-loopback address unless a token is set
+//! ([`ServeOptions::token`]).
 //!
 //! # Example
 //!
@@ -82,7 +74,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-pub mod activity;
 mod handler;
 mod http;
 
@@ -90,10 +81,9 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-pub use http::{
-    HttpServer, MCP_PATH, TOKEN_COOKIE, guard, router, serve_http, service, tokens_match,
-};
+pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
 
+use crate::http::{BadToken, Guard};
 use crate::registry::Registry;
 use crate::runtime::{Runtime, SessionConfig};
 use handler::{McpHandler, Shared};
@@ -125,6 +115,13 @@ pub struct ServeOptions {
 }
 
 impl ServeOptions {
+    /// The [`Guard`] these options ask for: [`token`](Self::token) and
+    /// [`allowed_origins`](Self::allowed_origins). Put it in front of a host's own routes
+    /// with [`Guard::layer`].
+    pub fn guard(&self) -> Result<Guard, ServeError> {
+        Ok(Guard::new(self.token.as_deref(), &self.allowed_origins)?)
+    }
+
     /// Options for a server called `name`, with this crate's version.
     pub fn new(name: impl Into<String>) -> Self {
         ServeOptions {
@@ -240,6 +237,12 @@ impl std::error::Error for ServeError {
             ServeError::Io(e) => Some(e),
             _ => None,
         }
+    }
+}
+
+impl From<BadToken> for ServeError {
+    fn from(_: BadToken) -> Self {
+        ServeError::BadToken
     }
 }
 

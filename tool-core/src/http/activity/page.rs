@@ -14,7 +14,7 @@ const INDEX: &str = include_str!("assets/index.html");
 const SCRIPT: &str = include_str!("assets/app.js");
 const STYLE: &str = include_str!("assets/style.css");
 
-use crate::mcp::{TOKEN_COOKIE as COOKIE, tokens_match};
+use crate::http::{TOKEN_COOKIE as COOKIE, tokens_match};
 
 /// The page may load its own script, style and data, and nothing else: no inline script, so
 /// text that slipped into the markup could not run.

@@ -37,8 +37,9 @@
 //!
 //! # Access
 //!
-//! These routes carry no authentication of their own: merge them into the MCP server's router
-//! and put the MCP [`guard`](crate::mcp::guard) in front of both, so the same token rule
+//! These routes carry no authentication of their own: merge them into the server's router
+//! (the MCP endpoint's, say) and put the [`Guard`](crate::http::Guard) in front of all of
+//! them (for an MCP server, `ServeOptions::guard` gives its guard), so the same token rule
 //! holds (loopback without a token; otherwise the bearer token, which a browser holds as the
 //! `toolsmith_token` cookie). A first visit to `/activity?token=T` sets that cookie
 //! (`HttpOnly`, `SameSite=Strict`) and redirects to the clean URL, so the token leaves the
@@ -48,24 +49,22 @@
 //!
 //! # Example
 //!
-//! `/mcp` and the page on one loopback server, behind the token:
+//! The page on a loopback server, behind the token:
 //!
 //! ```
-//! use tool_core::mcp::activity::Activity;
-//! use tool_core::mcp::{ServeOptions, guard, service};
+//! use tool_core::http::Guard;
+//! use tool_core::http::activity::Activity;
 //! use tool_core::{Registry, Runtime};
 //!
 //! # tokio::runtime::Runtime::new()?.block_on(async {
 //! let runtime = Runtime::builder(Registry::builder().build()?).build();
-//! let options = ServeOptions::new("my-tools").token("s3cret");
 //! let activity = Activity::new(&runtime)?.token("s3cret");
+//! let guard = Guard::new(Some("s3cret"), Vec::<String>::new())?;
 //!
-//! let routes = service(runtime.clone(), &options)?.merge(activity.router());
-//! let app = activity.with_token_exchange(guard(routes, &options)?);
+//! let app = activity.with_token_exchange(guard.layer(activity.router()));
 //!
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let addr = listener.local_addr()?;
-//! eprintln!("MCP endpoint: http://{addr}/mcp");
 //! eprintln!("activity page: http://{addr}/activity?token=s3cret");
 //! let server = tokio::spawn(async move { axum::serve(listener, app).await });
 //! # server.abort();
