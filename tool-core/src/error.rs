@@ -214,6 +214,40 @@ impl ToolError {
         Self::new(ErrorKind::NotFound, message)
     }
 
+    /// The runtime's answer to a call cancelled by its host (or its session).
+    pub(crate) fn cancelled() -> Self {
+        ToolError::new(ErrorKind::Cancelled, "the call was cancelled")
+    }
+
+    /// The runtime's end of a call whose caller dropped it after it began.
+    pub(crate) fn abandoned() -> Self {
+        ToolError::new(
+            ErrorKind::Cancelled,
+            "the call was abandoned before it finished",
+        )
+    }
+
+    /// The runtime's answer to a call past its deadline of `timeout`.
+    pub(crate) fn timed_out(timeout: std::time::Duration) -> Self {
+        let took = if timeout.as_millis() < 1000 {
+            format!("{} ms", timeout.as_millis())
+        } else if timeout.subsec_millis() == 0 {
+            format!("{} s", timeout.as_secs())
+        } else {
+            format!("{:.1} s", timeout.as_secs_f64())
+        };
+        ToolError::new(
+            ErrorKind::Timeout,
+            format!("the call did not finish within {took}"),
+        )
+        .with_suggestion("Try a smaller request, or raise the tool's timeout if it allows one.")
+    }
+
+    /// The runtime's answer to a call whose tool panicked.
+    pub(crate) fn panicked() -> Self {
+        ToolError::system("the tool panicked; this is a bug in the tool, not in the call")
+    }
+
     /// The kind.
     pub fn kind(&self) -> ErrorKind {
         self.0.kind

@@ -34,7 +34,7 @@
 //! - [`provider`]: tool definitions exported to OpenAI, Anthropic, Gemini, MCP and an XML
 //!   prompt ([`provider::export`]), their tool calls imported ([`provider::Importer`]) and
 //!   outcomes rendered back as their result messages ([`provider::render_result`]).
-//! - [`EventStream`], [`ActivityStore`]: what a UI watches; with the `mcp` feature,
+//! - [`EventStream`], [`ActivityStore`]: what a UI watches; with the `http` feature,
 //!   `http::activity` serves them to a browser as a live page.
 //! - [`ResourcesTracker`]: show each resource once per conversation.
 //! - `mcp` (feature `mcp`): a registry served over the Model Context Protocol, on stdio or
@@ -94,6 +94,7 @@
 
 mod action;
 pub mod activity;
+pub mod approval;
 mod call;
 mod context;
 mod error;
@@ -117,6 +118,7 @@ pub use activity::{
     ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate,
     InMemoryActivityStore,
 };
+pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
 pub use call::{Arguments, ToolCall, signature_of};
 pub use context::{MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
 pub use error::{ErrorKind, Problem, RegistryError, SpecError, ToolError};
@@ -127,10 +129,7 @@ pub use events::{
 pub use output::ToolOutput;
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
-pub use runtime::{
-    ApprovalDecision, ApprovalRequest, ApproveAll, Approver, CallOptions, CallOutcome, DenyAll,
-    FnApprover, Runtime, RuntimeBuilder, Session, SessionConfig,
-};
+pub use runtime::{CallOptions, CallOutcome, Runtime, RuntimeBuilder, Session, SessionConfig};
 pub use schema::NoArgs;
 pub use spec::{
     ActionSet, ActionSpec, Annotations, MAX_NAME_LEN, Mode, Permission, PermissionSet, ToolSpec,

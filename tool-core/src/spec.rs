@@ -243,6 +243,30 @@ impl ToolSpec {
         self
     }
 
+    /// The action a call's arguments choose, for a polymorphic tool, with the arguments as
+    /// the tool reads them: parsed once here (unless over the size limit, which validation
+    /// refuses unread), for the action decides permissions and approval. A plain tool keeps
+    /// the text for the fast decode.
+    pub(crate) fn action_of(&self, args: &Arc<Arguments>) -> (Arc<Arguments>, Option<String>) {
+        let Some(set) = &self.actions else {
+            return (args.clone(), None);
+        };
+        let mut arguments = args.clone();
+        if let Arguments::Text(t) = &**args
+            && t.len() <= MAX_ARGUMENTS_BYTES
+            && let Ok(v) = serde_json::from_str::<Value>(if t.trim().is_empty() { "{}" } else { t })
+        {
+            arguments = Arc::new(Arguments::Value(v));
+        }
+        let action = match &*arguments {
+            Arguments::Value(v) => (v.get(set.field.as_ref()).and_then(Value::as_str))
+                .filter(|a| set.get(a).is_some())
+                .map(str::to_owned),
+            Arguments::Text(_) => None,
+        };
+        (arguments, action)
+    }
+
     /// Echoes the given values of the [`error_context`](field@ToolSpec::error_context)
     /// parameters into an error, each unless the error already has that field (a tool's own
     /// value wins) or the call did not give it.

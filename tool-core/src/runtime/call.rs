@@ -2,8 +2,9 @@
 //!
 //! [`Call`] holds what a call came with; its steps (resolve, authorize, decode, admit,
 //! approve, acquire, execute) each return `Result<_, ToolError>`, so that a refusal is an
-//! `Err` flowing to the one place that finishes the call. [`Record`] is the guard that pairs
-//! the call's START with its END or ERROR on every exit, an abandoned call's included.
+//! `Err` flowing to the one place that finishes the call, [`Record::finish`]. The call's
+//! activity record is an [`ActivityGuard`], which pairs its START with its END or ERROR on
+//! every exit, an abandoned call's included.
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -15,12 +16,12 @@ use serde_json::Value;
 use tokio::sync::{SemaphorePermit, watch};
 
 use super::turn::{Admission, CallResult, DedupeKey, ResultSlot};
-use super::{ApprovalDecision, ApprovalRequest, CallOptions, CallOutcome, Session};
-use crate::activity::{ActivityStart, ActivityStatus, ActivityUpdate};
-use crate::call::{Arguments, MAX_ARGUMENTS_BYTES, ToolCall, signature_of_arguments};
+use super::{CallOptions, CallOutcome, Session};
+use crate::activity::{ActivityGuard, ActivityStart};
+use crate::approval::ApprovalRequest;
+use crate::call::{Arguments, ToolCall, signature_of_arguments};
 use crate::context::{Host, ToolContext};
-use crate::error::{ErrorKind, ToolError};
-use crate::events::{Event, EventData, EventKind};
+use crate::error::ToolError;
 use crate::registry::ToolEntry;
 use crate::tool::ToolFuture;
 
@@ -55,7 +56,7 @@ impl<'s> Call<'s> {
             id: call.id,
             name: call.name,
             // Unique in the process, not only in this runtime: runtimes may share a store.
-            activity_id: super::next_activity_id(),
+            activity_id: crate::activity::next_activity_id(),
             arguments: Arc::new(arguments),
             options,
             started: Instant::now(),
@@ -107,10 +108,26 @@ impl<'s> Call<'s> {
         result
     }
 
-    /// The tool called, by name or alias, among those of the session's mode. A polymorphic
-    /// tool's action decides permissions and approval, so its arguments are parsed once here
-    /// (unless over the size limit, which validation refuses unread); a plain tool keeps the
-    /// text for the fast decode.
+    /// Whether the session or the call was cancelled.
+    fn is_cancelled(&self) -> bool {
+        let call = self.options.cancel.as_ref();
+        self.session.parts.cancel.is_cancelled() || call.is_some_and(|t| t.is_cancelled())
+    }
+
+    /// Completes once the session or the call is cancelled.
+    async fn cancelled(&self) {
+        let session = &self.session.parts.cancel;
+        match &self.options.cancel {
+            None => session.cancelled().await,
+            Some(call) => tokio::select! {
+                () = session.cancelled() => {}
+                () = call.cancelled() => {}
+            },
+        }
+    }
+
+    /// The tool called, by name or alias, among those of the session's mode, and the action
+    /// chosen, which decides permissions and approval.
     fn resolve(&self) -> Result<Target, ToolError> {
         let registry = &self.session.runtime.inner.registry;
         let mode = self.session.parts.mode;
@@ -120,24 +137,7 @@ impl<'s> Call<'s> {
         else {
             return Err(registry.unknown_tool(&self.name, mode, &self.arguments));
         };
-        let mut arguments = self.arguments.clone();
-        let mut action = None;
-        if let Some(set) = &entry.spec().actions {
-            if let Arguments::Text(t) = &*arguments
-                && t.len() <= MAX_ARGUMENTS_BYTES
-                && let Ok(v) =
-                    serde_json::from_str::<Value>(if t.trim().is_empty() { "{}" } else { t })
-            {
-                arguments = Arc::new(Arguments::Value(v));
-            }
-            if let Arguments::Value(v) = &*arguments {
-                action = v
-                    .get(set.field.as_ref())
-                    .and_then(Value::as_str)
-                    .filter(|a| set.get(a).is_some())
-                    .map(str::to_owned);
-            }
-        }
+        let (arguments, action) = entry.spec().action_of(&self.arguments);
         Ok(Target {
             entry: entry.clone(),
             arguments,
@@ -148,8 +148,8 @@ impl<'s> Call<'s> {
     /// A cancelled session (or call) runs nothing more; the role must hold the tool's
     /// permissions and the chosen action's.
     fn authorize(&self, t: &Target) -> Result<(), ToolError> {
-        if self.options.is_cancelled(&self.session.parts.cancel) {
-            return Err(cancelled_error());
+        if self.is_cancelled() {
+            return Err(ToolError::cancelled());
         }
         let (spec, permissions) = (t.entry.spec(), self.session.permissions);
         let missing = permissions.missing(&spec.required_permissions(t.action.as_deref()));
@@ -212,13 +212,13 @@ impl<'s> Call<'s> {
         tokio::select! {
             // `wait_for` returns once the value is `Some`.
             waited = slot.wait_for(Option::is_some) => match waited {
-                Ok(r) => r.clone().unwrap_or_else(|| Err(cancelled_error())),
+                Ok(r) => r.clone().unwrap_or_else(|| Err(ToolError::cancelled())),
                 Err(_) => Err(ToolError::system(format!(
                     "the identical call `{}` was abandoned before it finished; call again",
                     record.duplicate_of.as_deref().unwrap_or_default()
                 ))),
             },
-            () = self.options.cancelled(&self.session.parts.cancel) => Err(cancelled_error()),
+            () = self.cancelled() => Err(ToolError::cancelled()),
         }
     }
 
@@ -243,20 +243,7 @@ impl<'s> Call<'s> {
                 arguments: t.arguments.to_value().unwrap_or(Value::Null),
                 signature: signature_of_arguments(&spec.name, &t.arguments),
             };
-            match inner.approver.approve(&request).await {
-                ApprovalDecision::Approve => Ok(()),
-                ApprovalDecision::Deny { reason } => {
-                    let msg = match reason {
-                        Some(r) => format!("the call was not approved: {r}"),
-                        None => "the call was not approved".to_owned(),
-                    };
-                    Err(
-                        ToolError::new(ErrorKind::ApprovalDenied, msg).with_suggestion(
-                            "Do not retry the same call; ask the user or take another approach.",
-                        ),
-                    )
-                }
-            }
+            inner.approver.approve(&request).await.into_result()
         })
         .await
     }
@@ -290,7 +277,7 @@ impl<'s> Call<'s> {
             tokio::select! {
                 biased;
                 permit = limiter.acquire() => Ok(permit.ok()),
-                () = self.options.cancelled(&self.session.parts.cancel) => Err(cancelled_error()),
+                () = self.cancelled() => Err(ToolError::cancelled()),
             }
         })
         .await
@@ -311,15 +298,15 @@ impl<'s> Call<'s> {
         // Declared after the tool's future, so dropped before it.
         let cancel_on_drop = CancelOnDrop(Some(ctx));
         let mut answered = false;
-        let cancelled = self.options.cancelled(&self.session.parts.cancel);
+        let cancelled = self.cancelled();
         let raced = async {
             tokio::select! {
                 biased;
                 result = &mut tool => {
                     answered = true;
-                    result.unwrap_or_else(|Panicked| Err(panicked_error()))
+                    result.unwrap_or_else(|Panicked| Err(ToolError::panicked()))
                 }
-                () = cancelled => Err(cancelled_error()),
+                () = cancelled => Err(ToolError::cancelled()),
             }
         };
         let result = match Instant::now().checked_add(timeout) {
@@ -329,7 +316,7 @@ impl<'s> Call<'s> {
                 ctx.set_deadline(deadline);
                 tokio::time::timeout_at(deadline.into(), raced)
                     .await
-                    .unwrap_or_else(|_| Err(timeout_error(timeout)))
+                    .unwrap_or_else(|_| Err(ToolError::timed_out(timeout)))
             }
             None => raced.await,
         };
@@ -340,22 +327,8 @@ impl<'s> Call<'s> {
     }
 }
 
-/// Where a call's activity record stands.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum State {
-    /// Nothing recorded yet (the call is on its way to its START).
-    Unopened,
-    /// `in_progress`, START emitted.
-    Open,
-    /// Finished, END or ERROR emitted.
-    Closed,
-}
-
-/// A call's activity record and its events, as a guard: [`open`](Record::open) records
-/// `in_progress` and emits START; [`finish`](Record::finish) records the end and emits END
-/// or ERROR (opening first for a call refused before it began, so that every call's events
-/// pair up); dropped while open, the call was abandoned: its record ends `failure` and its
-/// ERROR is emitted. The store's write side and the event stream never wait, so `Drop` can.
+/// What a call has learned on its way (its tool, its arguments as the tool reads them, the
+/// call that answers it) and its activity record once opened: what the one `finish` needs.
 struct Record<'a> {
     host: &'a Host,
     id: &'a Arc<str>,
@@ -367,7 +340,8 @@ struct Record<'a> {
     duplicate_of: Option<String>,
     /// Where identical calls of the turn wait for this one's result.
     publish: Option<watch::Sender<Option<CallResult>>>,
-    state: State,
+    /// The open record: dropped unfinished (the call abandoned), it ends `failure`.
+    activity: Option<ActivityGuard<'a>>,
 }
 
 impl<'a> Record<'a> {
@@ -380,7 +354,7 @@ impl<'a> Record<'a> {
             arguments: args.clone(),
             duplicate_of: None,
             publish: None,
-            state: State::Unopened,
+            activity: None,
         }
     }
 
@@ -395,7 +369,7 @@ impl<'a> Record<'a> {
         self.entry.as_ref().map_or(self.called, |e| e.name())
     }
 
-    /// Records `in_progress` and emits START.
+    /// Opens the activity record: `in_progress`, and START.
     fn open(&mut self) {
         let (name, user_facing) = match &self.entry {
             Some(e) => (e.shared_name().clone(), e.spec().user_facing),
@@ -404,34 +378,18 @@ impl<'a> Record<'a> {
         let mut start =
             ActivityStart::new(self.id.clone(), name, self.arguments.clone(), user_facing);
         if let Some(first) = &self.duplicate_of {
-            start
-                .data
-                .insert("duplicate_of".into(), Value::String(first.clone()));
+            let first = Value::String(first.clone());
+            start.data.insert("duplicate_of".into(), first);
         }
-        let events = &self.host.events;
-        let event = events.wants(EventKind::ToolCallStart).then(|| {
-            let arguments = start.input();
-            Event::new(
-                EventKind::ToolCallStart,
-                &**self.id,
-                &*start.name,
-                EventData::Start { arguments },
-            )
-        });
-        self.host.activities.begin(start);
-        if let Some(event) = event {
-            events.emit(event);
-        }
-        self.state = State::Open;
+        let host = self.host;
+        self.activity = Some(ActivityGuard::open(&*host.activities, &host.events, start));
     }
 
-    /// Finishes the record with the call's result, signed with the call's signature and
-    /// the tool's error context; hands identical calls the result. Returns the result, the
-    /// tool's name when it was called by an alias, and the call that answered this one.
+    /// Finishes the call: its error signed with the call's signature and the tool's error
+    /// context; its record closed (opened first for a call refused before it began, so that
+    /// every call's events pair up); identical calls handed the result. Returns the result,
+    /// the tool's name when it was called by an alias, and the call that answered this one.
     fn finish(mut self, result: CallResult) -> (CallResult, Option<String>, Option<String>) {
-        if self.state == State::Unopened {
-            self.open();
-        }
         let result = result.map_err(|e| {
             let e = match e.signature() {
                 Some(_) => e,
@@ -442,64 +400,22 @@ impl<'a> Record<'a> {
                 None => e,
             }
         });
-        match &result {
-            Ok(output) => {
-                let events = &self.host.events;
-                let end = events
-                    .wants(EventKind::ToolCallEnd)
-                    .then(|| EventData::End {
-                        success: output.is_success(),
-                        result: output.to_value().unwrap_or(Value::Null),
-                    });
-                self.host.activities.succeed(self.id, output);
-                if let Some(data) = end {
-                    events.emit(Event::new(
-                        EventKind::ToolCallEnd,
-                        &**self.id,
-                        self.tool(),
-                        data,
-                    ));
-                }
-            }
-            Err(e) => self.fail(e),
+        if self.activity.is_none() {
+            self.open();
         }
-        self.state = State::Closed;
+        if let Some(activity) = self.activity.take() {
+            match &result {
+                Ok(output) => activity.succeed(output),
+                Err(e) => activity.fail(e),
+            }
+        }
         if let Some(publish) = self.publish.take() {
             publish.send_replace(Some(result.clone()));
         }
         let renamed = (self.entry.as_ref())
             .filter(|e| e.name() != self.called)
             .map(|e| e.name().to_owned());
-        (result, renamed, self.duplicate_of.take())
-    }
-
-    /// Records `failure` with `error` and emits ERROR.
-    fn fail(&self, error: &ToolError) {
-        let update = ActivityUpdate::Finish {
-            status: ActivityStatus::Failure,
-            data: None,
-            error: Some(error.full_message()),
-        };
-        self.host.activities.update(self.id, update);
-        let events = &self.host.events;
-        if events.wants(EventKind::Error) {
-            let data = EventData::Error {
-                error: error.to_json(),
-            };
-            events.emit(Event::new(EventKind::Error, &**self.id, self.tool(), data));
-        }
-    }
-}
-
-impl Drop for Record<'_> {
-    fn drop(&mut self) {
-        if self.state == State::Open {
-            let abandoned = ToolError::new(
-                ErrorKind::Cancelled,
-                "the call was abandoned before it finished",
-            );
-            self.fail(&abandoned);
-        }
+        (result, renamed, self.duplicate_of)
     }
 }
 
@@ -538,27 +454,4 @@ impl<F: Future + Unpin> Future for CatchUnwind<F> {
             Err(_) => Poll::Ready(Err(Panicked)),
         }
     }
-}
-
-fn panicked_error() -> ToolError {
-    ToolError::system("the tool panicked; this is a bug in the tool, not in the call")
-}
-
-fn cancelled_error() -> ToolError {
-    ToolError::new(ErrorKind::Cancelled, "the call was cancelled")
-}
-
-fn timeout_error(timeout: Duration) -> ToolError {
-    let took = if timeout.as_millis() < 1000 {
-        format!("{} ms", timeout.as_millis())
-    } else if timeout.subsec_millis() == 0 {
-        format!("{} s", timeout.as_secs())
-    } else {
-        format!("{:.1} s", timeout.as_secs_f64())
-    };
-    ToolError::new(
-        ErrorKind::Timeout,
-        format!("the call did not finish within {took}"),
-    )
-    .with_suggestion("Try a smaller request, or raise the tool's timeout if it allows one.")
 }

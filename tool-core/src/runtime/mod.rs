@@ -36,41 +36,30 @@
 //! [`Session::clear_current_turn`] forgets the whole turn; [`RuntimeBuilder::dedupe`] turns
 //! the check off.
 //!
-//! # Every START has its END
-//!
-//! A call's activity record and its events are owned by a guard: opening it records
-//! `in_progress` and emits `TOOL_CALL_START`; finishing it records `success` or `failure`
-//! and emits `TOOL_CALL_END` or `ERROR`. A call whose future is dropped after its START (a
-//! client that went away, an agent loop that gave up) ends `failure` with "the call was
-//! abandoned before it finished" and its `ERROR`, and its tool's cancellation token fires.
-//!
-//! # Files
-//!
-//! `call.rs` holds a call's whole path, top to bottom, as the steps of one struct, and the
-//! record guard; `session.rs` [`Session`]; `turn.rs` the redundancy check's memory of a
-//! turn; `outcome.rs` [`CallOutcome`]; `approval.rs` the [`Approver`]s.
+//! A call whose future is dropped after its START (a client that went away, an agent loop
+//! that gave up) ends `failure` with "the call was abandoned before it finished" and its
+//! `ERROR`, and its tool's cancellation token fires: a guard owns every START's END.
 //!
 //! A [`Runtime`] is shared by every conversation; a [`Session`] is one conversation (its
-//! mode, its role's permissions, its turn state).
+//! mode, its role's permissions, its turn state). `call.rs` holds a call's whole path, top
+//! to bottom, as the steps of one struct.
 
-mod approval;
 mod call;
 mod outcome;
 mod session;
 mod turn;
 
-use std::sync::atomic::AtomicU64;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
-pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
 pub use outcome::CallOutcome;
 pub use session::{CallOptions, Session};
 
 use crate::activity::{ActivityStore, InMemoryActivityStore};
+use crate::approval::{Approver, DenyAll};
 use crate::context::{Host, Services, SessionParts, SessionState};
 use crate::events::EventStream;
 use crate::registry::Registry;
@@ -97,27 +86,6 @@ struct Inner {
     approval_required: Vec<(String, Option<String>)>,
 }
 
-/// The next activity id's number, shared by every runtime of the process.
-static NEXT_ACTIVITY: AtomicU64 = AtomicU64::new(1);
-
-/// The next activity id, `act_N` (written by hand: `format!` costs a noticeable part of a
-/// call's path).
-fn next_activity_id() -> Arc<str> {
-    activity_id(NEXT_ACTIVITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
-}
-
-/// `act_N`.
-fn activity_id(n: u64) -> Arc<str> {
-    let mut digits = [0u8; 20];
-    let digits = crate::call::decimal_digits(n, &mut digits);
-    let mut id = [0u8; 24];
-    id[..4].copy_from_slice(b"act_");
-    let len = 4 + digits.len();
-    id[4..len].copy_from_slice(digits);
-    // ASCII digits after `act_`: always UTF-8.
-    Arc::from(std::str::from_utf8(&id[..len]).unwrap_or("act_"))
-}
-
 /// Runs calls against a registry. Cheap to clone.
 #[derive(Clone)]
 pub struct Runtime {
@@ -137,9 +105,7 @@ impl std::fmt::Debug for Runtime {
 pub struct RuntimeBuilder {
     registry: Arc<Registry>,
     approver: Arc<dyn Approver>,
-    activities: Arc<dyn ActivityStore>,
-    events: EventStream,
-    services: Services,
+    host: Host,
     default_timeout: Duration,
     max_timeout: Duration,
     max_concurrent: usize,
@@ -162,20 +128,20 @@ impl RuntimeBuilder {
 
     /// Sets the activity store (default: [`InMemoryActivityStore`]).
     pub fn activity_store(mut self, s: Arc<dyn ActivityStore>) -> Self {
-        self.activities = s;
+        self.host.activities = s;
         self
     }
 
     /// Uses an existing event stream (to share it with other parts of the host).
     pub fn events(mut self, e: EventStream) -> Self {
-        self.events = e;
+        self.host.events = e;
         self
     }
 
     /// Adds a service every tool can reach through
     /// [`ToolContext::service`](crate::ToolContext::service).
     pub fn service<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
-        self.services.insert(value);
+        self.host.services.insert(value);
         self
     }
 
@@ -217,11 +183,7 @@ impl RuntimeBuilder {
             inner: Arc::new(Inner {
                 registry: self.registry,
                 approver: self.approver,
-                host: Arc::new(Host {
-                    services: self.services,
-                    events: self.events,
-                    activities: self.activities,
-                }),
+                host: Arc::new(self.host),
                 default_timeout: self.default_timeout,
                 max_timeout: self.max_timeout,
                 limiter: Arc::new(Semaphore::new(self.max_concurrent)),
@@ -238,9 +200,11 @@ impl Runtime {
         RuntimeBuilder {
             registry: registry.into(),
             approver: Arc::new(DenyAll),
-            activities: Arc::new(InMemoryActivityStore::new()),
-            events: EventStream::new(),
-            services: Services::new(),
+            host: Host {
+                services: Services::new(),
+                events: EventStream::new(),
+                activities: Arc::new(InMemoryActivityStore::new()),
+            },
             default_timeout: DEFAULT_TIMEOUT,
             max_timeout: Duration::from_secs(600),
             max_concurrent: DEFAULT_MAX_CONCURRENT,
@@ -323,28 +287,5 @@ impl SessionConfig {
     pub fn service<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
         self.services.insert(value);
         self
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn activity_ids_are_act_and_a_new_number() {
-        let a = next_activity_id();
-        let b = next_activity_id();
-        for id in [&a, &b] {
-            let n = id.strip_prefix("act_").expect("prefix");
-            assert!(
-                !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()),
-                "{id}"
-            );
-        }
-        let (na, nb): (u64, u64) = (a[4..].parse().unwrap(), b[4..].parse().unwrap());
-        assert!(nb > na, "{a} then {b}");
-        for n in [0, 7, 10, 99, 12_345, u64::MAX] {
-            assert_eq!(*activity_id(n), format!("act_{n}"));
-        }
     }
 }

@@ -13,7 +13,7 @@ use crate::render::ResourcesTracker;
 ///
 /// The runtime makes them ([`Session::call`](super::Session::call)); a host answering a call
 /// it refused itself (an import problem, say) makes one with [`CallOutcome::rejected`].
-#[derive(Clone)]
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct CallOutcome {
     /// The provider's call id.
@@ -29,17 +29,6 @@ pub struct CallOutcome {
     pub duplicate_of: Option<String>,
     /// How long the call took.
     pub elapsed: Duration,
-}
-
-impl std::fmt::Debug for CallOutcome {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("CallOutcome")
-            .field("call_id", &self.call_id)
-            .field("tool", &self.tool)
-            .field("result", &self.to_json())
-            .field("duplicate_of", &self.duplicate_of)
-            .finish()
-    }
 }
 
 impl CallOutcome {

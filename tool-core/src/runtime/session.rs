@@ -1,6 +1,5 @@
 //! [`Session`]: one conversation: its mode, its role's permissions, its turn.
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use tokio_util::sync::CancellationToken;
@@ -35,27 +34,6 @@ pub struct CallOptions {
     /// Sees the call's `TOOL_OUTPUT_CHUNK` and `PROGRESS` events (they still go to the
     /// runtime's event stream too).
     pub observer: Option<CallObserver>,
-}
-
-impl CallOptions {
-    /// Whether the session or the call was cancelled.
-    pub(super) fn is_cancelled(&self, session: &CancellationToken) -> bool {
-        session.is_cancelled() || self.cancel.as_ref().is_some_and(|t| t.is_cancelled())
-    }
-
-    /// Completes once the session or the call is cancelled.
-    pub(super) async fn cancelled(&self, session: &CancellationToken) {
-        match &self.cancel {
-            None => session.cancelled().await,
-            Some(call) => {
-                tokio::select! {
-                    biased;
-                    () = session.cancelled() => {}
-                    () = call.cancelled() => {}
-                }
-            }
-        }
-    }
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -150,35 +128,31 @@ impl Session {
         Call::new(self, call, options).run()
     }
 
-    /// Runs several calls concurrently, answering in the order given.
+    /// Runs several calls concurrently, each on a task of its own, answering in the order
+    /// given. Dropping the future abandons the calls still running.
     pub async fn call_all(&self, calls: Vec<ToolCall>) -> Vec<CallOutcome> {
+        let names: Vec<_> = calls
+            .iter()
+            .map(|c| (c.id.clone(), c.name.clone()))
+            .collect();
         let mut set = tokio::task::JoinSet::new();
-        let mut tasks = HashMap::new();
-        let n = calls.len();
         for (i, call) in calls.into_iter().enumerate() {
             let s = self.clone();
-            let (id, name) = (call.id.clone(), call.name.clone());
-            let handle = set.spawn(async move { (i, s.call(call).await) });
-            tasks.insert(handle.id(), (i, id, name));
+            set.spawn(async move { (i, s.call(call).await) });
         }
-        let mut out: Vec<Option<CallOutcome>> = (0..n).map(|_| None).collect();
-        while let Some(joined) = set.join_next_with_id().await {
-            match joined {
-                Ok((_, (i, outcome))) => out[i] = Some(outcome),
-                // `call` does not panic (a tool's panic is caught where it is polled), but
-                // should it, the caller still gets one answer per call, in order.
-                Err(e) => {
-                    if let Some((i, call_id, tool)) = tasks.remove(&e.id()) {
-                        out[i] = Some(CallOutcome::rejected(
-                            call_id,
-                            tool,
-                            ToolError::system("the call failed inside the runtime"),
-                        ));
-                    }
-                }
+        let mut out: Vec<Option<CallOutcome>> = names.iter().map(|_| None).collect();
+        while let Some(joined) = set.join_next().await {
+            if let Ok((i, outcome)) = joined {
+                out[i] = Some(outcome);
             }
         }
-        out.into_iter().flatten().collect()
+        // `call` does not panic (a tool's panic is caught where it is polled), but should it,
+        // the caller still gets one answer per call, in order.
+        let failed = || ToolError::system("the call failed inside the runtime");
+        let answers = out.into_iter().zip(names);
+        answers
+            .map(|(o, (id, name))| o.unwrap_or_else(|| CallOutcome::rejected(id, name, failed())))
+            .collect()
     }
 
     /// Runs one call through the whole path and answers with its outcome; never panics,

@@ -4,6 +4,8 @@ use async_trait::async_trait;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::error::{ErrorKind, ToolError};
+
 /// A call waiting for approval.
 #[derive(Debug, Clone, Serialize)]
 #[non_exhaustive]
@@ -31,6 +33,26 @@ pub enum ApprovalDecision {
         /// Why, shown to the model.
         reason: Option<String>,
     },
+}
+
+impl ApprovalDecision {
+    /// The decision as the call's path takes it: a denial is the model's `approval_denied`.
+    pub(crate) fn into_result(self) -> Result<(), ToolError> {
+        match self {
+            ApprovalDecision::Approve => Ok(()),
+            ApprovalDecision::Deny { reason } => {
+                let msg = match reason {
+                    Some(r) => format!("the call was not approved: {r}"),
+                    None => "the call was not approved".to_owned(),
+                };
+                Err(
+                    ToolError::new(ErrorKind::ApprovalDenied, msg).with_suggestion(
+                        "Do not retry the same call; ask the user or take another approach.",
+                    ),
+                )
+            }
+        }
+    }
 }
 
 /// Decides on calls that need approval (a person at a prompt, a policy engine). Denial is a
