@@ -1,0 +1,160 @@
+//! The `web` tool's `search` action through the runtime (seed 000's WebTool test plan, ported,
+//! and more), against a SearXNG answer from a loopback server on 127.0.0.1: results and their
+//! limit, the rate limit, errors of the backend (403, invalid JSON, a slow answer) and a
+//! missing configuration.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tool_std::web::{SearxngBackend, WebConfig};
+
+use crate::support::error_message;
+use crate::support::web::*;
+
+// === seed 000: search ===
+
+#[tokio::test]
+async fn search_returns_results_with_type_field() {
+    let server = searxng(2).await;
+    let result = search(&session_for(&server), "ruby on rails").await;
+
+    assert_eq!(result["type"], "search_results", "{result}");
+    assert_eq!(result["query"], "ruby on rails");
+    assert_eq!(result["results"].as_array().map(Vec::len), Some(2));
+    assert_eq!(
+        result["results"][1],
+        json!({"url": "https://example1.com", "title": "Result 1", "snippet": "Content 1"})
+    );
+    assert_eq!(result["total_results"], 200);
+    let requests = server.requests.lock().expect("lock").clone();
+    assert_eq!(requests[0].target, "/search?q=ruby+on+rails&format=json");
+}
+
+#[tokio::test]
+async fn search_limits_results_to_maximum() {
+    // No Content-Type, as in seed 000's stub.
+    let server = TestServer::start(|_| response("200 OK", &[], searxng_body(15))).await;
+    let result = search(&session_for(&server), "test").await;
+
+    assert_eq!(
+        result["results"].as_array().map(Vec::len),
+        Some(10),
+        "{result}"
+    );
+    assert_eq!(result["total_results"], 1500);
+}
+
+#[tokio::test]
+async fn search_enforces_rate_limit() {
+    let server = searxng(2).await;
+    let session = session_for(&server);
+
+    for i in 0..10 {
+        let result = search(&session, &format!("query {i}")).await;
+        assert!(result.get("error").is_none(), "search {i}: {result}");
+    }
+    let result = search(&session, "one too many").await;
+    assert_error(
+        &result,
+        "rate_limited",
+        "Search limit reached (10 searches per response)",
+    );
+    assert_eq!(result["query_or_url"], "one too many");
+    assert_eq!(
+        server.requests.lock().expect("lock").len(),
+        10,
+        "the refused search sends nothing"
+    );
+
+    // A fetch is not counted against the search limit.
+    let result = fetch(&session, "ftp://example.com").await;
+    assert_error(&result, "user_error", "Invalid URL");
+
+    // The next turn starts counting again.
+    session.clear_current_turn();
+    let result = search(&session, "a new turn").await;
+    assert_eq!(result["type"], "search_results", "{result}");
+    assert_eq!(session.state().count(tool_std::web::SEARCH_COUNTER), 1);
+}
+
+#[tokio::test]
+async fn search_error_includes_type_field() {
+    let server = TestServer::start(|_| response("500 Internal Server Error", &[], "")).await;
+    let result = search(&session_for(&server), "test").await;
+
+    assert_error(&result, "system_error", "500");
+    assert!(
+        error_message(&result).ends_with("HTTP 500: Internal Server Error"),
+        "{result}"
+    );
+    assert_eq!(result["query_or_url"], "test");
+}
+
+#[tokio::test]
+async fn search_403_explains_the_json_format() {
+    let server = TestServer::start(|_| response("403 Forbidden", &[], "Forbidden")).await;
+    let result = search(&session_for(&server), "test").await;
+
+    assert_error(&result, "system_error", "HTTP 403: Forbidden");
+    for needle in [
+        "JSON output format",
+        "search.formats",
+        "settings.yml",
+        "[html, json]",
+    ] {
+        assert!(
+            error_message(&result).contains(needle),
+            "{needle}: {result}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn search_invalid_json_is_an_invalid_response() {
+    let server = TestServer::start(|_| ok("text/html", "<html>not json</html>")).await;
+    let result = search(&session_for(&server), "test").await;
+
+    assert_error(
+        &result,
+        "system_error",
+        "Invalid response from search service",
+    );
+    assert_eq!(result["query_or_url"], "test");
+}
+
+#[tokio::test]
+async fn slow_search_times_out() {
+    let server = TestServer::start(|_| {
+        Reply::Delayed(
+            Duration::from_secs(6),
+            Box::new(ok("application/json", searxng_body(1))),
+        )
+    })
+    .await;
+    let backend = SearxngBackend::new(&server.url("/"), search_policy()).expect("backend");
+    let config = config_for(&server).with_search_backend(Arc::new(backend));
+    let started = std::time::Instant::now();
+    let result = search(&session_with(config), "slow").await;
+
+    assert_error(
+        &result,
+        "timeout",
+        "Timed out after 1 s waiting for a response",
+    );
+    assert_eq!(result["query_or_url"], "slow");
+    assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[tokio::test]
+async fn missing_searxng_configuration_is_a_clear_error() {
+    let config = WebConfig::from_options(None, &["127.0.0.1"]).expect("config");
+    let result = search(&session_with(config), "rust").await;
+
+    assert_error(
+        &result,
+        "system_error",
+        "SearXNG URL not configured. Pass --searxng-url or set SEARXNG_URL.",
+    );
+    assert_eq!(result["query_or_url"], "rust");
+}

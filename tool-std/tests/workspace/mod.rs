@@ -1,0 +1,4 @@
+//! The workspace policy on real directories: resolving paths, and races.
+
+mod paths;
+mod races;
