@@ -11,8 +11,9 @@
 //!
 //! - **parse → validate → expand.** Attributes are parsed into data that keeps the original
 //!   syntax nodes (`attr.rs`, `ast.rs`); the cross-cutting rules are one function each
-//!   (`check.rs`); code is generated only from validated data (`expand/`). Errors go to an
-//!   accumulator, so a declaration with five mistakes gets five errors.
+//!   (`check/`), and all of them run before any code is generated; code is generated only
+//!   from validated data (`model.rs`, by `expand/`). Errors go to an accumulator, so a
+//!   declaration with five mistakes gets five errors.
 //! - **On error, the item is still emitted** (without the attributes these macros consume),
 //!   with stand-in impls, so the rest of the crate keeps type-checking and the IDE keeps
 //!   working.

@@ -8,7 +8,7 @@ use syn::{Ident, ItemFn, Path, Type};
 
 use super::{actions, params, respan, spec};
 use crate::ast::{Arg, Signature, first_arg_span};
-use crate::model::{ActionsModel, ParamsModel, ToolMeta};
+use crate::model::{ActionsModel, Call, FnTool, ImplTool, ImplToolForm, ParamsModel, ToolMeta};
 
 /// The output type `<R as ToolReturn>::Ok`: a return type that is not a `Result` is
 /// reported on the type; an output type missing `Serialize`, `JsonSchema` or `Render` is
@@ -251,14 +251,14 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
     }
 }
 
-/// A `#[tool]` function: the unit struct `tool_ty` and its `impl Tool`.
-pub(super) fn function(
-    m: &ToolMeta,
-    sig: &Signature,
-    ret: &Type,
-    item: &ItemFn,
-    tool_ty: &Ident,
-) -> TokenStream {
+/// A `#[tool]` function (`item`, as the user wrote it): the unit struct and its
+/// `impl Tool`.
+pub(super) fn function(t: &FnTool, item: &ItemFn) -> TokenStream {
+    let FnTool {
+        meta: m,
+        call: Call { sig, ret },
+        tool_ty,
+    } = t;
     let krate = &m.krate;
     let vis = &item.vis;
     let fn_ident = &item.sig.ident;
@@ -303,8 +303,19 @@ pub(super) fn function(
     }
 }
 
+/// A `#[tool]` impl: its `impl Tool` (the impl itself is the user's, emitted as written).
+pub(super) fn implementation(t: &ImplTool) -> TokenStream {
+    match &t.form {
+        ImplToolForm::Single(call) => single(&t.meta, call, &t.self_ty),
+        ImplToolForm::Polymorphic { actions, methods } => {
+            polymorphic(&t.meta, actions, methods, &t.self_ty)
+        }
+    }
+}
+
 /// A `#[tool]` impl with one `call` method.
-pub(super) fn single(m: &ToolMeta, sig: &Signature, ret: &Type, self_ty: &Type) -> TokenStream {
+fn single(m: &ToolMeta, call: &Call, self_ty: &Type) -> TokenStream {
+    let Call { sig, ret } = call;
     let krate = &m.krate;
     let input = single_input(m, sig, Span::call_site());
     let method = &sig.ident;
@@ -341,10 +352,10 @@ fn registration(m: &ToolMeta, self_ty: &Type) -> TokenStream {
 
 /// A `#[tool]` impl with `#[action]` methods: the input enum, an output enum with one
 /// variant per action, and the dispatch `match`.
-pub(super) fn polymorphic(
+fn polymorphic(
     m: &ToolMeta,
     model: &ActionsModel,
-    methods: &[(&Signature, &Type)],
+    methods: &[Call],
     self_ty: &Type,
 ) -> TokenStream {
     let krate = &m.krate;
@@ -352,30 +363,34 @@ pub(super) fn polymorphic(
     let output = format_ident!("__ToolOutput");
     let enum_def = actions::enum_def(model);
     let enum_impls = actions::impls(model);
-    let rets: Vec<&Type> = methods.iter().map(|(_, ret)| *ret).collect();
+    let rets: Vec<&Type> = methods.iter().map(|c| &c.ret).collect();
     let out_enum = output_enum(krate, &output, model, &rets);
-    let arms = model.actions.iter().zip(methods).map(|(a, (sig, ret))| {
-        let v = &a.variant;
-        let bindings: Vec<Ident> = (0..a.fields.len())
-            .map(|i| format_ident!("__p{}", i))
-            .collect();
-        let pats = a.fields.iter().zip(&bindings).map(|(f, b)| {
-            let field = &f.binding;
-            quote!(#field: #b)
-        });
-        let method = &sig.ident;
-        let mut args = vec![quote!(self)];
-        args.extend(call_args(krate, sig, |i| {
-            let b = &bindings[i];
-            quote!(#b)
-        }));
-        let call = await_call(krate, ret, quote!(<#self_ty>::#method), &args);
-        quote! {
-            #input::#v { #(#pats),* } => {
-                ::core::result::Result::map(#call, #output::#v)
+    let arms = model
+        .actions
+        .iter()
+        .zip(methods)
+        .map(|(a, Call { sig, ret })| {
+            let v = &a.variant;
+            let bindings: Vec<Ident> = (0..a.fields.len())
+                .map(|i| format_ident!("__p{}", i))
+                .collect();
+            let pats = a.fields.iter().zip(&bindings).map(|(f, b)| {
+                let field = &f.binding;
+                quote!(#field: #b)
+            });
+            let method = &sig.ident;
+            let mut args = vec![quote!(self)];
+            args.extend(call_args(krate, sig, |i| {
+                let b = &bindings[i];
+                quote!(#b)
+            }));
+            let call = await_call(krate, ret, quote!(<#self_ty>::#method), &args);
+            quote! {
+                #input::#v { #(#pats),* } => {
+                    ::core::result::Result::map(#call, #output::#v)
+                }
             }
-        }
-    });
+        });
     let builder = spec::builder(m);
     let imp = tool_impl(ToolImpl {
         krate,
