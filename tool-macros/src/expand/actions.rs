@@ -111,7 +111,6 @@ fn deserialize(m: &ActionsModel) -> TokenStream {
         .map(|s| MapSlot {
             name: s.name.clone(),
             ty: s.ty.clone(),
-            null_is_absent: true,
         })
         .collect();
     let names: Vec<String> = m.actions.iter().map(|a| a.name.clone()).collect();

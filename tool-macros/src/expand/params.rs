@@ -92,59 +92,21 @@ pub(super) fn take_slot(
     }
 }
 
-/// A member of the map a generated input type reads: its name, its type, and how its value
-/// is read.
+/// A member of the map a generated input type reads: its name and its type.
 pub(super) struct MapSlot {
     pub(super) name: String,
     pub(super) ty: Type,
-    /// `null` reads as the member being absent (the rule of tool-core's actions, and of a
-    /// parameter with a default). When `false` the value is read as the type itself: for a
-    /// type that refuses `null` the decode fails (the slow path then reports the member),
-    /// and for an `Option` `null` is `None` either way. One check of the next token fewer
-    /// for each member.
-    pub(super) null_is_absent: bool,
-}
-
-impl MapSlot {
-    /// A plain tool's parameter: `null` is read as the type itself when that means the same
-    /// as absent (no default, and a type that refuses `null` or is an `Option`).
-    pub(super) fn param(name: &str, ty: &Type, has_default: bool) -> Self {
-        MapSlot {
-            name: name.to_owned(),
-            ty: ty.clone(),
-            null_is_absent: has_default || !null_refused_or_optional(ty),
-        }
-    }
-}
-
-/// Whether `ty` is written as a type whose `Deserialize` refuses `null` (a string, a number,
-/// a bool, a list or map of the standard library) or as an `Option`. A type that may accept
-/// `null` (`serde_json::Value`, `()`, a user type, an alias) is not: it keeps the rule that
-/// `null` is absent.
-fn null_refused_or_optional(ty: &Type) -> bool {
-    const KNOWN: &[&str] = &[
-        "String", "PathBuf", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8",
-        "u16", "u32", "u64", "u128", "usize", "f32", "f64", "Vec", "BTreeMap", "HashMap",
-        "BTreeSet", "HashSet", "Option",
-    ];
-    let Type::Path(p) = ty else {
-        return false;
-    };
-    if p.qself.is_some() {
-        return false;
-    }
-    p.path
-        .segments
-        .last()
-        .is_some_and(|seg| KNOWN.iter().any(|k| seg.ident == k))
 }
 
 /// The body of `visit_map`: declares one `__v{i}` per slot (and `__tag` when there is a
 /// discriminator), reads every member, refuses an unknown one (the key seed's error names it
 /// and the known ones, so no wrapper deserializer has to watch), then evaluates `finish`.
 ///
-/// A slot with [`MapSlot::null_is_absent`] reads an `Option<T>`: `null` counts as absent, as
-/// the action rules of tool-core treat it.
+/// Every member is read as an `Option<T>`, so `null` counts as absent, for every type, as
+/// the action rules of tool-core treat it: `None` for an `Option`, the default for a
+/// parameter with one, else a missing parameter. (A type that refuses `null` fails either
+/// way, and the slow path reports the member as the schema sees it; a type that would take
+/// `null` as a value, such as `serde_json::Value`, gets it as absent, as a model means it.)
 pub(super) fn visit_map_body(
     krate: &Path,
     slots: &[MapSlot],
@@ -168,12 +130,7 @@ pub(super) fn visit_map_body(
         let var = slot_var(i);
         let k = i + offset;
         let ty = &s.ty;
-        let read = if s.null_is_absent {
-            "read_param"
-        } else {
-            "read_value"
-        };
-        let f = private_fn(krate, ty.span(), read);
+        let f = private_fn(krate, ty.span(), "read_param");
         let map = quote!(__A);
         let callee = quote_spanned!(ty.span()=> #f::<#ty, #map>);
         quote! {
@@ -301,7 +258,10 @@ pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
     let slots: Vec<MapSlot> = m
         .params
         .iter()
-        .map(|p| MapSlot::param(&p.name, &p.ty, p.default.is_some()))
+        .map(|p| MapSlot {
+            name: p.name.clone(),
+            ty: p.ty.clone(),
+        })
         .collect();
     let inits = m.params.iter().enumerate().map(|(i, p)| {
         let f = &p.ident;
