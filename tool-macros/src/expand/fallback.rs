@@ -7,6 +7,7 @@ use quote::quote;
 use syn::{DeriveInput, FnArg, Ident, ItemFn, ItemImpl, Path};
 
 use crate::attr::is_ours;
+use crate::crate_path;
 use crate::symbol;
 
 /// The errors, then the item as given.
@@ -75,12 +76,13 @@ pub(super) fn tool_impl(
 }
 
 fn dummy_tool(krate: &Path, ty: &TokenStream) -> TokenStream {
+    let private = crate_path::private(krate);
     quote! {
         const _: () = {
             #[automatically_derived]
             impl #krate::Tool for #ty {
                 type Input = #krate::NoArgs;
-                type Output = #krate::__private::serde_json::Value;
+                type Output = #private::serde_json::Value;
                 fn spec(&self) -> #krate::ToolSpec {
                     #krate::ToolSpec::new("invalid", "this tool did not compile")
                 }
@@ -105,13 +107,14 @@ fn dummy_tool(krate: &Path, ty: &TokenStream) -> TokenStream {
 /// The errors and stand-in `Deserialize` and `JsonSchema` impls (the enum itself is the
 /// user's, kept by the compiler).
 pub(super) fn derive(err: syn::Error, input: &DeriveInput, krate: &Path) -> TokenStream {
+    let private = crate_path::private(krate);
     let errors = err.into_compile_error();
     if !input.generics.params.is_empty() {
         return quote!(#errors);
     }
     let ident = &input.ident;
-    let serde = quote!(#krate::__private::serde);
-    let schemars = quote!(#krate::__private::schemars);
+    let serde = quote!(#private::serde);
+    let schemars = quote!(#private::schemars);
     let name = ident.to_string();
     quote! {
         #errors
@@ -132,7 +135,7 @@ pub(super) fn derive(err: syn::Error, input: &DeriveInput, krate: &Path) -> Toke
                     ::std::borrow::Cow::Borrowed(#name)
                 }
                 fn json_schema(_: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
-                    #krate::__private::object_schema(::std::vec::Vec::new())
+                    #private::object_schema(::std::vec::Vec::new())
                 }
             }
         };

@@ -21,8 +21,8 @@ use crate::crate_path;
 use crate::ctxt::Ctxt;
 use crate::model::ActionEnum;
 
-/// `tokens` with every span set to `span`, so that a path like `::tool_core::__private::f`
-/// is blamed on the user's token it is generated for.
+/// `tokens` with every span set to `span`, so that a path like
+/// `::tool_core::__private_0_1_0::f` is blamed on the user's token it is generated for.
 pub(crate) fn respan(tokens: impl ToTokens, span: Span) -> TokenStream {
     tokens
         .into_token_stream()

@@ -8,13 +8,15 @@ use syn::{Ident, Path, Type};
 
 use super::respan;
 use crate::attr::DefaultValue;
+use crate::crate_path;
 use crate::model::ParamsModel;
 
-/// `::krate::__private::name` with every token at `span`: a call through it is blamed on
+/// `::krate::__private_X_Y_Z::name` with every token at `span`: a call through it is blamed on
 /// the user's token the call is generated for.
 pub(super) fn private_fn(krate: &Path, span: Span, name: &str) -> TokenStream {
+    let private = crate_path::private(krate);
     let f = Ident::new(name, span);
-    respan(quote!(#krate::__private::#f), span)
+    respan(quote!(#private::#f), span)
 }
 
 /// `check_param::<T>();` for each parameter type, at its span: the first use of the types
@@ -113,7 +115,8 @@ pub(super) fn visit_map_body(
     tag: Option<(&str, &[String])>,
     finish: TokenStream,
 ) -> TokenStream {
-    let serde = quote!(#krate::__private::serde);
+    let private = crate_path::private(krate);
+    let serde = quote!(#private::serde);
     let offset = usize::from(tag.is_some());
     let mut keys: Vec<&str> = Vec::new();
     if let Some((t, _)) = tag {
@@ -147,7 +150,7 @@ pub(super) fn visit_map_body(
                     const __NAMES: &[&str] = &[#(#names),*];
                     __tag = ::core::option::Option::Some(#serde::de::MapAccess::next_value_seed(
                         &mut __map,
-                        #krate::__private::NameSeed(__NAMES),
+                        #private::NameSeed(__NAMES),
                     )?);
                 }
             },
@@ -167,14 +170,14 @@ pub(super) fn visit_map_body(
         #tag_decl
         #(#decls)*
         while let ::core::option::Option::Some(__key) =
-            #serde::de::MapAccess::next_key_seed(&mut __map, #krate::__private::KeySeed(__KEYS, __key))?
+            #serde::de::MapAccess::next_key_seed(&mut __map, #private::KeySeed(__KEYS, __key))?
         {
             match __key {
                 #tag_arm
                 #(#arms)*
                 _ => {
                     return ::core::result::Result::Err(
-                        #krate::__private::out_of_range::<__A::Error>("parameter"),
+                        #private::out_of_range::<__A::Error>("parameter"),
                     );
                 }
             }
@@ -190,7 +193,8 @@ pub(super) fn deserialize_impl(
     expecting: &str,
     body: TokenStream,
 ) -> TokenStream {
-    let serde = quote!(#krate::__private::serde);
+    let private = crate_path::private(krate);
+    let serde = quote!(#private::serde);
     quote! {
         #[automatically_derived]
         impl<'de> #serde::Deserialize<'de> for #ident {
@@ -214,7 +218,7 @@ pub(super) fn deserialize_impl(
             }
         }
         #[automatically_derived]
-        impl #krate::__private::DeniesUnknownParams for #ident {}
+        impl #private::DeniesUnknownParams for #ident {}
     }
 }
 
@@ -248,8 +252,9 @@ pub(super) fn param_schema(
 /// `Deserialize` and `JsonSchema`.
 pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
     let krate = &m.krate;
+    let private = crate_path::private(krate);
     let ident = &m.ident;
-    let schemars = quote!(#krate::__private::schemars);
+    let schemars = quote!(#private::schemars);
     let fields = m.params.iter().map(|p| {
         let f = &p.ident;
         let ty = &p.ty;
@@ -290,7 +295,7 @@ pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
             #names
             fn json_schema(__gen: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
                 #checks
-                #krate::__private::object_schema(::std::vec![#(#schemas),*])
+                #private::object_schema(::std::vec![#(#schemas),*])
             }
         }
     }

@@ -8,6 +8,7 @@ use syn::{Ident, ItemFn, Path, Type};
 
 use super::{actions, params, respan, spec};
 use crate::ast::{Arg, Signature, first_arg_span};
+use crate::crate_path;
 use crate::model::{ActionsModel, Call, FnTool, ImplTool, ImplToolForm, ParamsModel, ToolMeta};
 
 /// The output type `<R as ToolReturn>::Ok`: a return type that is not a `Result` is
@@ -16,8 +17,8 @@ use crate::model::{ActionsModel, Call, FnTool, ImplTool, ImplToolForm, ParamsMod
 /// item is spanned there), with those traits' hints.
 fn output_ty(krate: &Path, ret: &Type) -> TokenStream {
     let span = first_arg_span(ret);
-    let k = respan(krate, span);
-    quote_spanned!(span=> <#ret as #k::__private::ToolReturn>::Ok)
+    let k_private = respan(crate_path::private(krate), span);
+    quote_spanned!(span=> <#ret as #k_private::ToolReturn>::Ok)
 }
 
 /// The arguments of the user's function or method, in order: the context, the whole input,
@@ -32,9 +33,9 @@ fn call_args(
         .iter()
         .map(|a| match a {
             Arg::Context(ty) => {
-                let k = respan(krate, ty.span());
+                let k_private = respan(crate_path::private(krate), ty.span());
                 let f = quote_spanned! {ty.span()=>
-                    <#ty as #k::__private::ContextArg<'_>>::from_context
+                    <#ty as #k_private::ContextArg<'_>>::from_context
                 };
                 quote!(#f(__ctx))
             }
@@ -50,22 +51,24 @@ fn call_args(
 
 /// The future of `callee(args)` as the tool's call, unwrapped.
 fn direct_call(krate: &Path, ret: &Type, callee: TokenStream, args: &[TokenStream]) -> TokenStream {
+    let private = crate_path::private(krate);
     quote_spanned! {ret.span()=>
-        <#ret as #krate::__private::ToolReturn>::future(#callee(#(#args),*))
+        <#ret as #private::ToolReturn>::future(#callee(#(#args),*))
     }
 }
 
 /// Awaits `callee(args)` and turns its result into the tool's.
 fn await_call(krate: &Path, ret: &Type, callee: TokenStream, args: &[TokenStream]) -> TokenStream {
+    let private = crate_path::private(krate);
     quote_spanned! {ret.span()=>
-        <#ret as #krate::__private::ToolReturn>::into_result(#callee(#(#args),*).await)
+        <#ret as #private::ToolReturn>::into_result(#callee(#(#args),*).await)
     }
 }
 
 /// The input type when it is one user type: `<T as ToolArgs>::This`.
 fn args_input(krate: &Path, ty: &Type) -> TokenStream {
-    let k = respan(krate, ty.span());
-    quote_spanned!(ty.span()=> <#ty as #k::__private::ToolArgs>::This)
+    let k_private = respan(crate_path::private(krate), ty.span());
+    quote_spanned!(ty.span()=> <#ty as #k_private::ToolArgs>::This)
 }
 
 /// `spec()` for an input that may or may not be an enum of actions.
@@ -73,15 +76,17 @@ fn probed_spec(m: &ToolMeta, input_span: Span) -> TokenStream {
     let krate = &m.krate;
     let builder = spec::builder(m);
     let k = respan(krate, input_span);
+    let k_private = respan(crate_path::private(krate), input_span);
+    let private = crate_path::private(krate);
     let probe = quote_spanned! {input_span=>
-        #k::__private::Probe::<<Self as #k::Tool>::Input>::new()
+        #k_private::Probe::<<Self as #k::Tool>::Input>::new()
     };
     quote! {
         #[allow(unused_imports)]
-        use #krate::__private::{ProbeActions as _, ProbePlain as _};
+        use #private::{ProbeActions as _, ProbePlain as _};
         let __spec = #builder;
         let __probe = #probe;
-        #krate::__private::with_actions(__spec, (&__probe).probe_actions())
+        #private::with_actions(__spec, (&__probe).probe_actions())
     }
 }
 
@@ -99,12 +104,13 @@ enum Decode {
 /// `decode_input`, with the input type unchecked (as in `call`'s signature, so a type that
 /// does not fit is reported once, on the user's token).
 fn decode_input(krate: &Path, decode: Decode, input: &TokenStream, span: Span) -> TokenStream {
+    let private = crate_path::private(krate);
     let body = match decode {
         Decode::Strict => quote!(__schema.decode_strict(__args)),
         Decode::Probe => quote! {
             #[allow(unused_imports)]
-            use #krate::__private::{ProbeStrict as _, ProbeWatch as _};
-            (&#krate::__private::Probe::<#input>::new()).probe_decode(__args, __schema)
+            use #private::{ProbeStrict as _, ProbeWatch as _};
+            (&#private::Probe::<#input>::new()).probe_decode(__args, __schema)
         },
     };
     let k = respan(krate, span);
@@ -345,8 +351,8 @@ fn single(m: &ToolMeta, call: &Call, self_ty: &Type) -> TokenStream {
 }
 
 fn registration(m: &ToolMeta, self_ty: &Type) -> TokenStream {
-    let k = respan(&m.krate, self_ty.span());
-    let make = quote_spanned!(self_ty.span()=> <#self_ty as #k::__private::AutoRegister>::make());
+    let k_private = respan(crate_path::private(&m.krate), self_ty.span());
+    let make = quote_spanned!(self_ty.span()=> <#self_ty as #k_private::AutoRegister>::make());
     spec::registration(m, self_ty, make)
 }
 
@@ -422,8 +428,9 @@ fn polymorphic(
 /// serialized, rendered and described as that output (each through a helper whose bound is
 /// blamed on the method's return type).
 fn output_enum(krate: &Path, ident: &Ident, model: &ActionsModel, rets: &[&Type]) -> TokenStream {
-    let serde = quote!(#krate::__private::serde);
-    let schemars = quote!(#krate::__private::schemars);
+    let private = crate_path::private(krate);
+    let serde = quote!(#private::serde);
+    let schemars = quote!(#private::schemars);
     let variants: Vec<&Ident> = model.actions.iter().map(|a| &a.variant).collect();
     let names = params::schema_names(&format!("{}Output", model.schema_name));
     let types: Vec<TokenStream> = rets.iter().map(|r| output_ty(krate, r)).collect();
@@ -493,7 +500,7 @@ fn output_enum(krate: &Path, ident: &Ident, model: &ActionsModel, rets: &[&Type]
             #names
             fn json_schema(__gen: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
                 #check
-                #krate::__private::union_schema(::std::vec![#(#schema(__gen)),*])
+                #private::union_schema(::std::vec![#(#schema(__gen)),*])
             }
         }
     }
