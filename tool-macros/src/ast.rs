@@ -260,8 +260,12 @@ pub(crate) enum ImplForm {
     Actions(Vec<ActionMethod>),
 }
 
-/// Reads the methods of a `#[tool]` impl, stripping `#[action]` from them.
+/// Reads the methods of a `#[tool]` impl, stripping `#[action]` from them. A trait impl's
+/// methods are the trait's, not a tool's: they are not read (the impl itself is reported).
 pub(crate) fn impl_form(cx: &Ctxt, item: &mut syn::ItemImpl) -> Option<ImplForm> {
+    if item.trait_.is_some() {
+        return None;
+    }
     let mut actions = Vec::new();
     let mut call = None;
     for it in &mut item.items {
@@ -320,6 +324,43 @@ pub(crate) fn impl_form(cx: &Ctxt, item: &mut syn::ItemImpl) -> Option<ImplForm>
     }
 }
 
+/// A variant of a `#[derive(Action)]` enum, read: its `#[action]` keys, its doc comment and,
+/// for a struct variant, its fields as parameters.
+pub(crate) struct Variant<'a> {
+    pub(crate) syn: &'a syn::Variant,
+    pub(crate) attrs: ActionAttrs,
+    pub(crate) doc: String,
+    /// The named fields (none for a unit or tuple variant).
+    pub(crate) params: Vec<Param>,
+}
+
+/// Reads the variants of a `#[derive(Action)]` input (none when it is not an enum).
+pub(crate) fn variants<'a>(cx: &Ctxt, data: &'a syn::Data) -> Vec<Variant<'a>> {
+    let syn::Data::Enum(data) = data else {
+        return Vec::new();
+    };
+    data.variants
+        .iter()
+        .map(|v| {
+            let attrs = attr::action_attrs(cx, &v.attrs);
+            let params = match &v.fields {
+                syn::Fields::Named(named) => named
+                    .named
+                    .iter()
+                    .filter_map(|f| f.ident.as_ref().map(|i| param(cx, i, &f.ty, &f.attrs)))
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Variant {
+                syn: v,
+                attrs,
+                doc: attr::docs(&v.attrs),
+                params,
+            }
+        })
+        .collect()
+}
+
 /// The span of the first generic argument of a type's last path segment (`T` in
 /// `Result<T, ToolError>`), or of the whole type.
 pub(crate) fn first_arg_span(ty: &Type) -> Span {
@@ -331,6 +372,18 @@ pub(crate) fn first_arg_span(ty: &Type) -> Span {
         return t.span();
     }
     ty.span()
+}
+
+/// The unit struct a `#[tool]` function gets: `tool_type = Name`, else `grep` -> `GrepTool`.
+pub(crate) fn fn_tool_type(fn_ident: &Ident, given: Option<&Ident>) -> Ident {
+    match given {
+        Some(i) => i.clone(),
+        None => quote::format_ident!(
+            "{}Tool",
+            pascal_case(&unraw(fn_ident)),
+            span = fn_ident.span()
+        ),
+    }
 }
 
 /// `read_file` -> `ReadFile`.

@@ -1,15 +1,37 @@
 //! The path generated code names tool-core by.
 //!
-//! Generated code names only tool-core items, through `tool_core::__private` for helpers. A
-//! crate may depend on the facade `toolsmith` (which re-exports tool-core whole) or on
+//! Generated code names only tool-core items, through its hidden support module for helpers
+//! (`tool_core::__private_0_1_0`, see [`PRIVATE`]). A crate may depend on the facade `toolsmith` (which re-exports tool-core whole) or on
 //! `tool-core` itself, possibly renamed; the calling crate's manifest says which
 //! (`proc-macro-crate` reads it, following renames and workspace dependencies). The facade
 //! wins when both are there. `#[tool(crate = path)]` overrides the lookup, as
 //! `#[serde(crate = "...")]` does.
 
 use proc_macro_crate::{FoundCrate, crate_name};
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
 use syn::{Ident, Path};
+
+/// The name of tool-core's hidden support module: `__private_` and this crate's version
+/// (`__private_0_1_0` for 0.1.0), as serde names its `__private` after its patch version.
+/// tool-core and tool-macros share the workspace's version and tool-core pins tool-macros
+/// exactly (its Cargo.toml), so generated code names a module that exists in exactly the
+/// release of tool-core it was generated for; tool-core renames its module with every
+/// version, and a release where the two disagree fails every test that uses a macro.
+pub(crate) const PRIVATE: &str = concat!(
+    "__private_",
+    env!("CARGO_PKG_VERSION_MAJOR"),
+    "_",
+    env!("CARGO_PKG_VERSION_MINOR"),
+    "_",
+    env!("CARGO_PKG_VERSION_PATCH"),
+);
+
+/// `krate::__private_X_Y_Z`: the path of the support module under the crate path.
+pub(crate) fn private(krate: &Path) -> TokenStream {
+    let module = Ident::new(PRIVATE, Span::call_site());
+    quote!(#krate::#module)
+}
 
 /// The facade, then the trait layer, in order of preference.
 const CANDIDATES: &[&str] = &["toolsmith", "tool-core"];

@@ -50,6 +50,19 @@ impl Ctxt {
             }
         }
     }
+
+    /// Consumes the accumulator with what was built from the input: that, when no rule
+    /// failed, else every error.
+    pub(crate) fn finish<T>(self, built: Option<T>) -> Result<T, syn::Error> {
+        self.check()?;
+        // Every rule that leaves nothing to build records why; this is a safety net.
+        built.ok_or_else(|| {
+            syn::Error::new(
+                Span::call_site(),
+                "tool-macros could not read this item, and no rule said why; please report it",
+            )
+        })
+    }
 }
 
 impl Drop for Ctxt {

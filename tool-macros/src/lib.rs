@@ -11,16 +11,21 @@
 //!
 //! - **parse → validate → expand.** Attributes are parsed into data that keeps the original
 //!   syntax nodes (`attr.rs`, `ast.rs`); the cross-cutting rules are one function each
-//!   (`check.rs`); code is generated only from validated data (`expand/`). Errors go to an
-//!   accumulator, so a declaration with five mistakes gets five errors.
+//!   (`check/`), and all of them run before any code is generated; code is generated only
+//!   from validated data (`model.rs`, by `expand/`). Errors go to an accumulator, so a
+//!   declaration with five mistakes gets five errors.
 //! - **On error, the item is still emitted** (without the attributes these macros consume),
 //!   with stand-in impls, so the rest of the crate keeps type-checking and the IDE keeps
 //!   working.
 //! - **Types are checked by the compiler, not by name.** Generated code names the user's
-//!   types through small traits of `tool_core::__private`, spanned at the user's token, each
-//!   with a `#[diagnostic::on_unimplemented]` hint: an arguments type without `JsonSchema` is
-//!   reported on that type as "`GrepArgs` cannot be a tool's arguments: it does not implement
-//!   `JsonSchema`", once.
+//!   types through small traits of tool-core's hidden support module, spanned at the user's
+//!   token, each with a `#[diagnostic::on_unimplemented]` hint: an arguments type without
+//!   `JsonSchema` is reported on that type as "`GrepArgs` cannot be a tool's arguments: it
+//!   does not implement `JsonSchema`", once.
+//! - **Macro and runtime move in lockstep.** That module is named after the version
+//!   (`tool_core::__private_0_1_0`) and tool-core pins this crate exactly (`=0.1.0`), so
+//!   generated code only ever meets the tool-core release it was generated for (serde's
+//!   `__private` with its patch version and exact pin on serde_derive).
 //! - **Generated code** uses absolute paths only, puts its helpers in `const _: () = { ... };`,
 //!   marks impls `#[automatically_derived]`, never panics at run time and leaves the user's
 //!   signatures alone (doc comments on parameters, which Rust does not allow there, are read

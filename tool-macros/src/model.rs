@@ -1,10 +1,50 @@
 //! Validated data, the only input of code generation (`expand/`). Every value here has
-//! passed the rules of `check.rs`.
+//! passed the rules of `check/`.
 
 use syn::{Ident, LitStr, Path, Type};
 
-use crate::ast::Param;
+use crate::ast::{Param, Signature};
 use crate::attr::DefaultValue;
+
+/// A `#[tool]` function: its metadata, its signature and the unit struct it gets.
+pub(crate) struct FnTool {
+    pub(crate) meta: ToolMeta,
+    pub(crate) call: Call,
+    /// The generated unit struct (`GrepTool` for `fn grep`).
+    pub(crate) tool_ty: Ident,
+}
+
+/// A `#[tool]` impl: its metadata, its type and the methods a call goes to.
+pub(crate) struct ImplTool {
+    pub(crate) meta: ToolMeta,
+    pub(crate) self_ty: Type,
+    pub(crate) form: ImplToolForm,
+}
+
+/// The methods of a `#[tool]` impl a call goes to.
+pub(crate) enum ImplToolForm {
+    /// One `call` method.
+    Single(Box<Call>),
+    /// `#[action]` methods: the input enum they make, and each method in the order of the
+    /// actions.
+    Polymorphic {
+        actions: ActionsModel,
+        methods: Vec<Call>,
+    },
+}
+
+/// A function or method the generated `call` calls.
+pub(crate) struct Call {
+    pub(crate) sig: Signature,
+    /// The return type, `Result<T, ToolError>` (checked by the compiler, through a trait).
+    pub(crate) ret: Type,
+}
+
+/// A `#[derive(Action)]` enum: an enum of actions, or a closed set of values.
+pub(crate) enum ActionEnum {
+    Actions(ActionsModel),
+    Choice(ChoiceModel),
+}
 
 /// Where the tool's description comes from.
 pub(crate) enum Description {

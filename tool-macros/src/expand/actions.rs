@@ -10,6 +10,7 @@ use super::params::{
     MapSlot, check_params, deserialize_impl, param_schema, private_fn, schema_names, slot_var,
     take_slot, visit_map_body,
 };
+use crate::crate_path;
 use crate::model::ActionsModel;
 
 /// The enum itself, for an input generated from `#[action]` methods (a derived enum is the
@@ -102,6 +103,7 @@ fn actions_impl(m: &ActionsModel) -> TokenStream {
 
 fn deserialize(m: &ActionsModel) -> TokenStream {
     let krate = &m.krate;
+    let private = crate_path::private(krate);
     let ident = &m.ident;
     let tag = &m.tag;
     // `null` is absent for every member: a member of another action may be `null`.
@@ -111,7 +113,6 @@ fn deserialize(m: &ActionsModel) -> TokenStream {
         .map(|s| MapSlot {
             name: s.name.clone(),
             ty: s.ty.clone(),
-            null_is_absent: true,
         })
         .collect();
     let names: Vec<String> = m.actions.iter().map(|a| a.name.clone()).collect();
@@ -128,7 +129,7 @@ fn deserialize(m: &ActionsModel) -> TokenStream {
                 quote! {
                     if #var.is_some() {
                         return ::core::result::Result::Err(
-                            #krate::__private::not_applicable::<__A::Error>(#pname, #name),
+                            #private::not_applicable::<__A::Error>(#pname, #name),
                         );
                     }
                 }
@@ -158,10 +159,10 @@ fn deserialize(m: &ActionsModel) -> TokenStream {
         match __tag {
             #(#arms)*
             ::core::option::Option::None => ::core::result::Result::Err(
-                <__A::Error as #krate::__private::serde::de::Error>::missing_field(#tag),
+                <__A::Error as #private::serde::de::Error>::missing_field(#tag),
             ),
             ::core::option::Option::Some(_) => ::core::result::Result::Err(
-                #krate::__private::out_of_range::<__A::Error>("action"),
+                #private::out_of_range::<__A::Error>("action"),
             ),
         }
     };
@@ -172,9 +173,10 @@ fn deserialize(m: &ActionsModel) -> TokenStream {
 
 fn json_schema(m: &ActionsModel) -> TokenStream {
     let krate = &m.krate;
+    let private = crate_path::private(krate);
     let checks = check_params(krate, m.slots.iter().map(|s| &s.ty));
     let ident = &m.ident;
-    let schemars = quote!(#krate::__private::schemars);
+    let schemars = quote!(#private::schemars);
     let names = schema_names(&m.schema_name);
     let params = m
         .slots
@@ -186,7 +188,7 @@ fn json_schema(m: &ActionsModel) -> TokenStream {
             #names
             fn json_schema(__gen: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
                 #checks
-                #krate::__private::flat_schema(
+                #private::flat_schema(
                     &<Self as #krate::Actions>::action_set(),
                     ::std::vec![#(#params),*],
                 )
@@ -197,9 +199,10 @@ fn json_schema(m: &ActionsModel) -> TokenStream {
 
 fn serialize(m: &ActionsModel) -> TokenStream {
     let krate = &m.krate;
+    let private = crate_path::private(krate);
     let ident = &m.ident;
     let tag = &m.tag;
-    let serde = quote!(#krate::__private::serde);
+    let serde = quote!(#private::serde);
     let arms = m.actions.iter().map(|a| {
         let v = &a.variant;
         let name = &a.name;

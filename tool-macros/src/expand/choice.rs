@@ -5,13 +5,15 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::params::schema_names;
+use crate::crate_path;
 use crate::model::ChoiceModel;
 
 pub(super) fn impls(m: &ChoiceModel) -> TokenStream {
     let krate = &m.krate;
+    let private = crate_path::private(krate);
     let ident = &m.ident;
-    let serde = quote!(#krate::__private::serde);
-    let schemars = quote!(#krate::__private::schemars);
+    let serde = quote!(#private::serde);
+    let schemars = quote!(#private::schemars);
     let values: Vec<&String> = m.values.iter().map(|(_, v)| v).collect();
     let variants: Vec<_> = m.values.iter().map(|(v, _)| v).collect();
     let indices = 0..m.values.len();
@@ -39,11 +41,11 @@ pub(super) fn impls(m: &ChoiceModel) -> TokenStream {
             fn deserialize<__D: #serde::Deserializer<'de>>(
                 __deserializer: __D,
             ) -> ::core::result::Result<Self, __D::Error> {
-                let __seed = #krate::__private::NameSeed(<Self as #krate::Choice>::VALUES);
+                let __seed = #private::NameSeed(<Self as #krate::Choice>::VALUES);
                 match #serde::de::DeserializeSeed::deserialize(__seed, __deserializer)? {
                     #(#indices => ::core::result::Result::Ok(Self::#variants),)*
                     _ => ::core::result::Result::Err(
-                        #krate::__private::out_of_range::<__D::Error>("value"),
+                        #private::out_of_range::<__D::Error>("value"),
                     ),
                 }
             }
@@ -66,7 +68,7 @@ pub(super) fn impls(m: &ChoiceModel) -> TokenStream {
         impl #schemars::JsonSchema for #ident {
             #names
             fn json_schema(_: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
-                #krate::__private::choice_schema(<Self as #krate::Choice>::VALUES, #doc)
+                #private::choice_schema(<Self as #krate::Choice>::VALUES, #doc)
             }
         }
     }

@@ -2,57 +2,13 @@
 //! attributes the macros consume, and stand-in impls so uses elsewhere in the crate do not
 //! pile more errors on top (thiserror's `fallback.rs`, clap's `dummies.rs`).
 
-use proc_macro2::{TokenStream, TokenTree};
-use quote::{ToTokens, quote};
-use syn::{DeriveInput, FnArg, Ident, Item, ItemFn, ItemImpl, Path};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{DeriveInput, FnArg, Ident, ItemFn, ItemImpl, Path};
 
 use crate::attr::is_ours;
+use crate::crate_path;
 use crate::symbol;
-
-/// The first two tokens of an item after its attributes and visibility (`fn name`,
-/// `struct Name`): where an error about the item as a whole points.
-pub(super) fn item_head(item: &Item) -> TokenStream {
-    let mut item = item.clone();
-    if let Some(attrs) = item_attrs(&mut item) {
-        attrs.clear();
-    }
-    let mut out = TokenStream::new();
-    let mut tokens = item.into_token_stream().into_iter().peekable();
-    while let Some(tt) = tokens.next() {
-        match &tt {
-            TokenTree::Ident(i) if i == "pub" => {
-                if let Some(TokenTree::Group(_)) = tokens.peek() {
-                    tokens.next();
-                }
-            }
-            _ => {
-                out.extend([tt]);
-                if let Some(next) = tokens.next() {
-                    out.extend([next]);
-                }
-                break;
-            }
-        }
-    }
-    out
-}
-
-fn item_attrs(item: &mut Item) -> Option<&mut Vec<syn::Attribute>> {
-    Some(match item {
-        Item::Const(i) => &mut i.attrs,
-        Item::Enum(i) => &mut i.attrs,
-        Item::Fn(i) => &mut i.attrs,
-        Item::Impl(i) => &mut i.attrs,
-        Item::Mod(i) => &mut i.attrs,
-        Item::Static(i) => &mut i.attrs,
-        Item::Struct(i) => &mut i.attrs,
-        Item::Trait(i) => &mut i.attrs,
-        Item::Type(i) => &mut i.attrs,
-        Item::Union(i) => &mut i.attrs,
-        Item::Use(i) => &mut i.attrs,
-        _ => return None,
-    })
-}
 
 /// The errors, then the item as given.
 pub(super) fn with_item(err: syn::Error, item: TokenStream) -> TokenStream {
@@ -120,12 +76,13 @@ pub(super) fn tool_impl(
 }
 
 fn dummy_tool(krate: &Path, ty: &TokenStream) -> TokenStream {
+    let private = crate_path::private(krate);
     quote! {
         const _: () = {
             #[automatically_derived]
             impl #krate::Tool for #ty {
                 type Input = #krate::NoArgs;
-                type Output = #krate::__private::serde_json::Value;
+                type Output = #private::serde_json::Value;
                 fn spec(&self) -> #krate::ToolSpec {
                     #krate::ToolSpec::new("invalid", "this tool did not compile")
                 }
@@ -149,14 +106,15 @@ fn dummy_tool(krate: &Path, ty: &TokenStream) -> TokenStream {
 
 /// The errors and stand-in `Deserialize` and `JsonSchema` impls (the enum itself is the
 /// user's, kept by the compiler).
-pub(super) fn derive(err: Option<syn::Error>, input: &DeriveInput, krate: &Path) -> TokenStream {
-    let errors = err.map(syn::Error::into_compile_error);
+pub(super) fn derive(err: syn::Error, input: &DeriveInput, krate: &Path) -> TokenStream {
+    let private = crate_path::private(krate);
+    let errors = err.into_compile_error();
     if !input.generics.params.is_empty() {
         return quote!(#errors);
     }
     let ident = &input.ident;
-    let serde = quote!(#krate::__private::serde);
-    let schemars = quote!(#krate::__private::schemars);
+    let serde = quote!(#private::serde);
+    let schemars = quote!(#private::schemars);
     let name = ident.to_string();
     quote! {
         #errors
@@ -177,7 +135,7 @@ pub(super) fn derive(err: Option<syn::Error>, input: &DeriveInput, krate: &Path)
                     ::std::borrow::Cow::Borrowed(#name)
                 }
                 fn json_schema(_: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
-                    #krate::__private::object_schema(::std::vec::Vec::new())
+                    #private::object_schema(::std::vec::Vec::new())
                 }
             }
         };

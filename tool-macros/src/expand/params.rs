@@ -8,13 +8,15 @@ use syn::{Ident, Path, Type};
 
 use super::respan;
 use crate::attr::DefaultValue;
+use crate::crate_path;
 use crate::model::ParamsModel;
 
-/// `::krate::__private::name` with every token at `span`: a call through it is blamed on
+/// `::krate::__private_X_Y_Z::name` with every token at `span`: a call through it is blamed on
 /// the user's token the call is generated for.
 pub(super) fn private_fn(krate: &Path, span: Span, name: &str) -> TokenStream {
+    let private = crate_path::private(krate);
     let f = Ident::new(name, span);
-    respan(quote!(#krate::__private::#f), span)
+    respan(quote!(#private::#f), span)
 }
 
 /// `check_param::<T>();` for each parameter type, at its span: the first use of the types
@@ -92,66 +94,29 @@ pub(super) fn take_slot(
     }
 }
 
-/// A member of the map a generated input type reads: its name, its type, and how its value
-/// is read.
+/// A member of the map a generated input type reads: its name and its type.
 pub(super) struct MapSlot {
     pub(super) name: String,
     pub(super) ty: Type,
-    /// `null` reads as the member being absent (the rule of tool-core's actions, and of a
-    /// parameter with a default). When `false` the value is read as the type itself: for a
-    /// type that refuses `null` the decode fails (the slow path then reports the member),
-    /// and for an `Option` `null` is `None` either way. One check of the next token fewer
-    /// for each member.
-    pub(super) null_is_absent: bool,
-}
-
-impl MapSlot {
-    /// A plain tool's parameter: `null` is read as the type itself when that means the same
-    /// as absent (no default, and a type that refuses `null` or is an `Option`).
-    pub(super) fn param(name: &str, ty: &Type, has_default: bool) -> Self {
-        MapSlot {
-            name: name.to_owned(),
-            ty: ty.clone(),
-            null_is_absent: has_default || !null_refused_or_optional(ty),
-        }
-    }
-}
-
-/// Whether `ty` is written as a type whose `Deserialize` refuses `null` (a string, a number,
-/// a bool, a list or map of the standard library) or as an `Option`. A type that may accept
-/// `null` (`serde_json::Value`, `()`, a user type, an alias) is not: it keeps the rule that
-/// `null` is absent.
-fn null_refused_or_optional(ty: &Type) -> bool {
-    const KNOWN: &[&str] = &[
-        "String", "PathBuf", "bool", "char", "i8", "i16", "i32", "i64", "i128", "isize", "u8",
-        "u16", "u32", "u64", "u128", "usize", "f32", "f64", "Vec", "BTreeMap", "HashMap",
-        "BTreeSet", "HashSet", "Option",
-    ];
-    let Type::Path(p) = ty else {
-        return false;
-    };
-    if p.qself.is_some() {
-        return false;
-    }
-    p.path
-        .segments
-        .last()
-        .is_some_and(|seg| KNOWN.iter().any(|k| seg.ident == k))
 }
 
 /// The body of `visit_map`: declares one `__v{i}` per slot (and `__tag` when there is a
 /// discriminator), reads every member, refuses an unknown one (the key seed's error names it
 /// and the known ones, so no wrapper deserializer has to watch), then evaluates `finish`.
 ///
-/// A slot with [`MapSlot::null_is_absent`] reads an `Option<T>`: `null` counts as absent, as
-/// the action rules of tool-core treat it.
+/// Every member is read as an `Option<T>`, so `null` counts as absent, for every type, as
+/// the action rules of tool-core treat it: `None` for an `Option`, the default for a
+/// parameter with one, else a missing parameter. (A type that refuses `null` fails either
+/// way, and the slow path reports the member as the schema sees it; a type that would take
+/// `null` as a value, such as `serde_json::Value`, gets it as absent, as a model means it.)
 pub(super) fn visit_map_body(
     krate: &Path,
     slots: &[MapSlot],
     tag: Option<(&str, &[String])>,
     finish: TokenStream,
 ) -> TokenStream {
-    let serde = quote!(#krate::__private::serde);
+    let private = crate_path::private(krate);
+    let serde = quote!(#private::serde);
     let offset = usize::from(tag.is_some());
     let mut keys: Vec<&str> = Vec::new();
     if let Some((t, _)) = tag {
@@ -168,12 +133,7 @@ pub(super) fn visit_map_body(
         let var = slot_var(i);
         let k = i + offset;
         let ty = &s.ty;
-        let read = if s.null_is_absent {
-            "read_param"
-        } else {
-            "read_value"
-        };
-        let f = private_fn(krate, ty.span(), read);
+        let f = private_fn(krate, ty.span(), "read_param");
         let map = quote!(__A);
         let callee = quote_spanned!(ty.span()=> #f::<#ty, #map>);
         quote! {
@@ -190,7 +150,7 @@ pub(super) fn visit_map_body(
                     const __NAMES: &[&str] = &[#(#names),*];
                     __tag = ::core::option::Option::Some(#serde::de::MapAccess::next_value_seed(
                         &mut __map,
-                        #krate::__private::NameSeed(__NAMES),
+                        #private::NameSeed(__NAMES),
                     )?);
                 }
             },
@@ -210,14 +170,14 @@ pub(super) fn visit_map_body(
         #tag_decl
         #(#decls)*
         while let ::core::option::Option::Some(__key) =
-            #serde::de::MapAccess::next_key_seed(&mut __map, #krate::__private::KeySeed(__KEYS, __key))?
+            #serde::de::MapAccess::next_key_seed(&mut __map, #private::KeySeed(__KEYS, __key))?
         {
             match __key {
                 #tag_arm
                 #(#arms)*
                 _ => {
                     return ::core::result::Result::Err(
-                        #krate::__private::out_of_range::<__A::Error>("parameter"),
+                        #private::out_of_range::<__A::Error>("parameter"),
                     );
                 }
             }
@@ -233,7 +193,8 @@ pub(super) fn deserialize_impl(
     expecting: &str,
     body: TokenStream,
 ) -> TokenStream {
-    let serde = quote!(#krate::__private::serde);
+    let private = crate_path::private(krate);
+    let serde = quote!(#private::serde);
     quote! {
         #[automatically_derived]
         impl<'de> #serde::Deserialize<'de> for #ident {
@@ -257,7 +218,7 @@ pub(super) fn deserialize_impl(
             }
         }
         #[automatically_derived]
-        impl #krate::__private::DeniesUnknownParams for #ident {}
+        impl #private::DeniesUnknownParams for #ident {}
     }
 }
 
@@ -291,8 +252,9 @@ pub(super) fn param_schema(
 /// `Deserialize` and `JsonSchema`.
 pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
     let krate = &m.krate;
+    let private = crate_path::private(krate);
     let ident = &m.ident;
-    let schemars = quote!(#krate::__private::schemars);
+    let schemars = quote!(#private::schemars);
     let fields = m.params.iter().map(|p| {
         let f = &p.ident;
         let ty = &p.ty;
@@ -301,7 +263,10 @@ pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
     let slots: Vec<MapSlot> = m
         .params
         .iter()
-        .map(|p| MapSlot::param(&p.name, &p.ty, p.default.is_some()))
+        .map(|p| MapSlot {
+            name: p.name.clone(),
+            ty: p.ty.clone(),
+        })
         .collect();
     let inits = m.params.iter().enumerate().map(|(i, p)| {
         let f = &p.ident;
@@ -330,7 +295,7 @@ pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
             #names
             fn json_schema(__gen: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
                 #checks
-                #krate::__private::object_schema(::std::vec![#(#schemas),*])
+                #private::object_schema(::std::vec![#(#schemas),*])
             }
         }
     }

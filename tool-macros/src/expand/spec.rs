@@ -5,6 +5,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
+use crate::crate_path;
 use crate::model::{Description, ToolMeta};
 
 /// `ToolSpec::new(name, description)` and every builder call the attribute asks for.
@@ -68,6 +69,7 @@ pub(super) fn registration(m: &ToolMeta, ty: &syn::Type, make: TokenStream) -> T
         return quote!();
     }
     let krate = &m.krate;
+    let private = crate_path::private(krate);
     let make = match &m.constructor {
         Some(path) => quote_spanned! {path.span()=>
             {
@@ -78,11 +80,11 @@ pub(super) fn registration(m: &ToolMeta, ty: &syn::Type, make: TokenStream) -> T
         None => make,
     };
     quote! {
-        #krate::__private::inventory::submit! {
+        #private::inventory::submit! {
             #krate::Registration {
                 constructor: || {
-                    #krate::__private::Arc::new(#make)
-                        as #krate::__private::Arc<dyn #krate::DynTool>
+                    #private::Arc::new(#make)
+                        as #private::Arc<dyn #krate::DynTool>
                 },
                 location: ::core::concat!(::core::file!(), ":", ::core::line!()),
             }

@@ -8,7 +8,8 @@ use syn::{Ident, ItemFn, Path, Type};
 
 use super::{actions, params, respan, spec};
 use crate::ast::{Arg, Signature, first_arg_span};
-use crate::model::{ActionsModel, ParamsModel, ToolMeta};
+use crate::crate_path;
+use crate::model::{ActionsModel, Call, FnTool, ImplTool, ImplToolForm, ParamsModel, ToolMeta};
 
 /// The output type `<R as ToolReturn>::Ok`: a return type that is not a `Result` is
 /// reported on the type; an output type missing `Serialize`, `JsonSchema` or `Render` is
@@ -16,8 +17,8 @@ use crate::model::{ActionsModel, ParamsModel, ToolMeta};
 /// item is spanned there), with those traits' hints.
 fn output_ty(krate: &Path, ret: &Type) -> TokenStream {
     let span = first_arg_span(ret);
-    let k = respan(krate, span);
-    quote_spanned!(span=> <#ret as #k::__private::ToolReturn>::Ok)
+    let k_private = respan(crate_path::private(krate), span);
+    quote_spanned!(span=> <#ret as #k_private::ToolReturn>::Ok)
 }
 
 /// The arguments of the user's function or method, in order: the context, the whole input,
@@ -32,9 +33,9 @@ fn call_args(
         .iter()
         .map(|a| match a {
             Arg::Context(ty) => {
-                let k = respan(krate, ty.span());
+                let k_private = respan(crate_path::private(krate), ty.span());
                 let f = quote_spanned! {ty.span()=>
-                    <#ty as #k::__private::ContextArg<'_>>::from_context
+                    <#ty as #k_private::ContextArg<'_>>::from_context
                 };
                 quote!(#f(__ctx))
             }
@@ -50,22 +51,24 @@ fn call_args(
 
 /// The future of `callee(args)` as the tool's call, unwrapped.
 fn direct_call(krate: &Path, ret: &Type, callee: TokenStream, args: &[TokenStream]) -> TokenStream {
+    let private = crate_path::private(krate);
     quote_spanned! {ret.span()=>
-        <#ret as #krate::__private::ToolReturn>::future(#callee(#(#args),*))
+        <#ret as #private::ToolReturn>::future(#callee(#(#args),*))
     }
 }
 
 /// Awaits `callee(args)` and turns its result into the tool's.
 fn await_call(krate: &Path, ret: &Type, callee: TokenStream, args: &[TokenStream]) -> TokenStream {
+    let private = crate_path::private(krate);
     quote_spanned! {ret.span()=>
-        <#ret as #krate::__private::ToolReturn>::into_result(#callee(#(#args),*).await)
+        <#ret as #private::ToolReturn>::into_result(#callee(#(#args),*).await)
     }
 }
 
 /// The input type when it is one user type: `<T as ToolArgs>::This`.
 fn args_input(krate: &Path, ty: &Type) -> TokenStream {
-    let k = respan(krate, ty.span());
-    quote_spanned!(ty.span()=> <#ty as #k::__private::ToolArgs>::This)
+    let k_private = respan(crate_path::private(krate), ty.span());
+    quote_spanned!(ty.span()=> <#ty as #k_private::ToolArgs>::This)
 }
 
 /// `spec()` for an input that may or may not be an enum of actions.
@@ -73,15 +76,17 @@ fn probed_spec(m: &ToolMeta, input_span: Span) -> TokenStream {
     let krate = &m.krate;
     let builder = spec::builder(m);
     let k = respan(krate, input_span);
+    let k_private = respan(crate_path::private(krate), input_span);
+    let private = crate_path::private(krate);
     let probe = quote_spanned! {input_span=>
-        #k::__private::Probe::<<Self as #k::Tool>::Input>::new()
+        #k_private::Probe::<<Self as #k::Tool>::Input>::new()
     };
     quote! {
         #[allow(unused_imports)]
-        use #krate::__private::{ProbeActions as _, ProbePlain as _};
+        use #private::{ProbeActions as _, ProbePlain as _};
         let __spec = #builder;
         let __probe = #probe;
-        #krate::__private::with_actions(__spec, (&__probe).probe_actions())
+        #private::with_actions(__spec, (&__probe).probe_actions())
     }
 }
 
@@ -99,12 +104,13 @@ enum Decode {
 /// `decode_input`, with the input type unchecked (as in `call`'s signature, so a type that
 /// does not fit is reported once, on the user's token).
 fn decode_input(krate: &Path, decode: Decode, input: &TokenStream, span: Span) -> TokenStream {
+    let private = crate_path::private(krate);
     let body = match decode {
         Decode::Strict => quote!(__schema.decode_strict(__args)),
         Decode::Probe => quote! {
             #[allow(unused_imports)]
-            use #krate::__private::{ProbeStrict as _, ProbeWatch as _};
-            (&#krate::__private::Probe::<#input>::new()).probe_decode(__args, __schema)
+            use #private::{ProbeStrict as _, ProbeWatch as _};
+            (&#private::Probe::<#input>::new()).probe_decode(__args, __schema)
         },
     };
     let k = respan(krate, span);
@@ -251,14 +257,14 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
     }
 }
 
-/// A `#[tool]` function: the unit struct `tool_ty` and its `impl Tool`.
-pub(super) fn function(
-    m: &ToolMeta,
-    sig: &Signature,
-    ret: &Type,
-    item: &ItemFn,
-    tool_ty: &Ident,
-) -> TokenStream {
+/// A `#[tool]` function (`item`, as the user wrote it): the unit struct and its
+/// `impl Tool`.
+pub(super) fn function(t: &FnTool, item: &ItemFn) -> TokenStream {
+    let FnTool {
+        meta: m,
+        call: Call { sig, ret },
+        tool_ty,
+    } = t;
     let krate = &m.krate;
     let vis = &item.vis;
     let fn_ident = &item.sig.ident;
@@ -303,8 +309,19 @@ pub(super) fn function(
     }
 }
 
+/// A `#[tool]` impl: its `impl Tool` (the impl itself is the user's, emitted as written).
+pub(super) fn implementation(t: &ImplTool) -> TokenStream {
+    match &t.form {
+        ImplToolForm::Single(call) => single(&t.meta, call, &t.self_ty),
+        ImplToolForm::Polymorphic { actions, methods } => {
+            polymorphic(&t.meta, actions, methods, &t.self_ty)
+        }
+    }
+}
+
 /// A `#[tool]` impl with one `call` method.
-pub(super) fn single(m: &ToolMeta, sig: &Signature, ret: &Type, self_ty: &Type) -> TokenStream {
+fn single(m: &ToolMeta, call: &Call, self_ty: &Type) -> TokenStream {
+    let Call { sig, ret } = call;
     let krate = &m.krate;
     let input = single_input(m, sig, Span::call_site());
     let method = &sig.ident;
@@ -334,17 +351,17 @@ pub(super) fn single(m: &ToolMeta, sig: &Signature, ret: &Type, self_ty: &Type) 
 }
 
 fn registration(m: &ToolMeta, self_ty: &Type) -> TokenStream {
-    let k = respan(&m.krate, self_ty.span());
-    let make = quote_spanned!(self_ty.span()=> <#self_ty as #k::__private::AutoRegister>::make());
+    let k_private = respan(crate_path::private(&m.krate), self_ty.span());
+    let make = quote_spanned!(self_ty.span()=> <#self_ty as #k_private::AutoRegister>::make());
     spec::registration(m, self_ty, make)
 }
 
 /// A `#[tool]` impl with `#[action]` methods: the input enum, an output enum with one
 /// variant per action, and the dispatch `match`.
-pub(super) fn polymorphic(
+fn polymorphic(
     m: &ToolMeta,
     model: &ActionsModel,
-    methods: &[(&Signature, &Type)],
+    methods: &[Call],
     self_ty: &Type,
 ) -> TokenStream {
     let krate = &m.krate;
@@ -352,30 +369,34 @@ pub(super) fn polymorphic(
     let output = format_ident!("__ToolOutput");
     let enum_def = actions::enum_def(model);
     let enum_impls = actions::impls(model);
-    let rets: Vec<&Type> = methods.iter().map(|(_, ret)| *ret).collect();
+    let rets: Vec<&Type> = methods.iter().map(|c| &c.ret).collect();
     let out_enum = output_enum(krate, &output, model, &rets);
-    let arms = model.actions.iter().zip(methods).map(|(a, (sig, ret))| {
-        let v = &a.variant;
-        let bindings: Vec<Ident> = (0..a.fields.len())
-            .map(|i| format_ident!("__p{}", i))
-            .collect();
-        let pats = a.fields.iter().zip(&bindings).map(|(f, b)| {
-            let field = &f.binding;
-            quote!(#field: #b)
-        });
-        let method = &sig.ident;
-        let mut args = vec![quote!(self)];
-        args.extend(call_args(krate, sig, |i| {
-            let b = &bindings[i];
-            quote!(#b)
-        }));
-        let call = await_call(krate, ret, quote!(<#self_ty>::#method), &args);
-        quote! {
-            #input::#v { #(#pats),* } => {
-                ::core::result::Result::map(#call, #output::#v)
+    let arms = model
+        .actions
+        .iter()
+        .zip(methods)
+        .map(|(a, Call { sig, ret })| {
+            let v = &a.variant;
+            let bindings: Vec<Ident> = (0..a.fields.len())
+                .map(|i| format_ident!("__p{}", i))
+                .collect();
+            let pats = a.fields.iter().zip(&bindings).map(|(f, b)| {
+                let field = &f.binding;
+                quote!(#field: #b)
+            });
+            let method = &sig.ident;
+            let mut args = vec![quote!(self)];
+            args.extend(call_args(krate, sig, |i| {
+                let b = &bindings[i];
+                quote!(#b)
+            }));
+            let call = await_call(krate, ret, quote!(<#self_ty>::#method), &args);
+            quote! {
+                #input::#v { #(#pats),* } => {
+                    ::core::result::Result::map(#call, #output::#v)
+                }
             }
-        }
-    });
+        });
     let builder = spec::builder(m);
     let imp = tool_impl(ToolImpl {
         krate,
@@ -407,8 +428,9 @@ pub(super) fn polymorphic(
 /// serialized, rendered and described as that output (each through a helper whose bound is
 /// blamed on the method's return type).
 fn output_enum(krate: &Path, ident: &Ident, model: &ActionsModel, rets: &[&Type]) -> TokenStream {
-    let serde = quote!(#krate::__private::serde);
-    let schemars = quote!(#krate::__private::schemars);
+    let private = crate_path::private(krate);
+    let serde = quote!(#private::serde);
+    let schemars = quote!(#private::schemars);
     let variants: Vec<&Ident> = model.actions.iter().map(|a| &a.variant).collect();
     let names = params::schema_names(&format!("{}Output", model.schema_name));
     let types: Vec<TokenStream> = rets.iter().map(|r| output_ty(krate, r)).collect();
@@ -478,7 +500,7 @@ fn output_enum(krate: &Path, ident: &Ident, model: &ActionsModel, rets: &[&Type]
             #names
             fn json_schema(__gen: &mut #schemars::SchemaGenerator) -> #schemars::Schema {
                 #check
-                #krate::__private::union_schema(::std::vec![#(#schema(__gen)),*])
+                #private::union_schema(::std::vec![#(#schema(__gen)),*])
             }
         }
     }

@@ -123,19 +123,12 @@ pub fn missing<T: ParamDeserialize, E: de::Error>(name: &'static str) -> Result<
     })
 }
 
-/// Reads a parameter's value; `null` reads as absent.
+/// Reads a parameter's value; `null` reads as absent, whatever the type (then
+/// [`missing`] decides: `None` for an `Option`, else a missing parameter).
 pub fn read_param<'de, T: ParamDeserialize, A: MapAccess<'de>>(
     map: &mut A,
 ) -> Result<Option<T>, A::Error> {
     map.next_value::<Option<T>>()
-}
-
-/// Reads a parameter's value as `T` itself (for a type that refuses `null`, or an `Option`,
-/// where that means the same as absent).
-pub fn read_value<'de, T: ParamDeserialize, A: MapAccess<'de>>(
-    map: &mut A,
-) -> Result<Option<T>, A::Error> {
-    map.next_value::<T>().map(Some)
 }
 
 /// Whether a parameter of type `T` may be left out (an `Option`).
