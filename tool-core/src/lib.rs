@@ -159,12 +159,3 @@ pub mod __private_0_1_0 {
 
     pub use crate::action::support::*;
 }
-
-/// What `submit_tool!` expands to names, through `$crate`: a macro of this crate, so always
-/// of the same release. Generated code of `tool-macros` never names it (it names the
-/// versioned module above). Not public API.
-#[doc(hidden)]
-pub mod __private {
-    pub use inventory;
-    pub use std::sync::Arc;
-}

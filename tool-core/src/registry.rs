@@ -337,11 +337,11 @@ macro_rules! submit_tool {
         $crate::submit_tool!($ty, <$ty as ::core::default::Default>::default);
     };
     ($ty:ty, $ctor:expr) => {
-        $crate::__private::inventory::submit! {
+        $crate::__private_0_1_0::inventory::submit! {
             $crate::Registration {
                 constructor: || {
                     let make: fn() -> $ty = $ctor;
-                    $crate::__private::Arc::new(make()) as $crate::__private::Arc<dyn $crate::DynTool>
+                    $crate::__private_0_1_0::Arc::new(make()) as $crate::__private_0_1_0::Arc<dyn $crate::DynTool>
                 },
                 location: ::core::concat!(::core::file!(), ":", ::core::line!()),
             }

@@ -1,6 +1,7 @@
 //! What the code `tool-macros` generates calls into. Not public API: no stability promise.
 //!
-//! Re-exported from `tool_core::__private`.
+//! Re-exported from `tool_core::__private_0_1_0` (the hidden, versioned module the macros
+//! name).
 
 mod checks;
 mod decode;
