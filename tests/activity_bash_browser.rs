@@ -8,7 +8,7 @@
 //!
 //! Skips, saying why, where Chromium is not installed (`.ci/run` installs it).
 
-#[path = "../tool-core/tests/browser/mod.rs"]
+#[path = "../tool-core/tests/support/browser.rs"]
 mod browser;
 mod mcp_support;
 

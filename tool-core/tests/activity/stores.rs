@@ -1,0 +1,198 @@
+//! The two ways a store may keep a call's activity: a store implementing only the four
+//! required methods gets whole records through the default `begin` / `succeed`, and the
+//! in-memory store, which keeps the arguments and the output as they came and makes their
+//! JSON when a record is read, answers with the very same records. A store slow to open a
+//! record does not shorten a call's deadline.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+use serde_json::{Value, json};
+use tool_core::{
+    ActivityRecord, ActivityStatus, ActivityStore, ActivityUpdate, InMemoryActivityStore, Runtime,
+    Session, ToolCall,
+};
+
+use crate::support::*;
+
+/// A store with only the required methods, keeping records as they are handed over.
+#[derive(Default)]
+struct Plain {
+    records: Mutex<Vec<ActivityRecord>>,
+    creates: Mutex<HashMap<String, usize>>,
+}
+
+#[async_trait]
+impl ActivityStore for Plain {
+    async fn create(&self, record: ActivityRecord) {
+        *self
+            .creates
+            .lock()
+            .unwrap()
+            .entry(record.id.clone())
+            .or_default() += 1;
+        self.records.lock().unwrap().push(record);
+    }
+    async fn update(&self, id: &str, update: ActivityUpdate) {
+        let mut records = self.records.lock().unwrap();
+        if let Some(r) = records.iter_mut().find(|r| r.id == id)
+            && !r.status.is_terminal()
+        {
+            r.apply(update);
+        }
+    }
+    async fn get(&self, id: &str) -> Option<ActivityRecord> {
+        self.records
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|r| r.id == id)
+            .cloned()
+    }
+    async fn list(&self) -> Vec<ActivityRecord> {
+        self.records.lock().unwrap().clone()
+    }
+}
+
+fn session_with(store: Arc<dyn ActivityStore>) -> Session {
+    Runtime::builder(registry(|b| b.register(Add).register(Echo)))
+        .activity_store(store)
+        .build()
+        .session()
+}
+
+/// The parts of a record that do not depend on the store or the clock.
+fn comparable(r: &ActivityRecord) -> Value {
+    json!({
+        "name": r.name,
+        "status": r.status,
+        "input": r.input,
+        "data": r.data,
+        "error": r.error,
+        "user_facing": r.user_facing,
+        "finished": r.finished_at_ms.is_some(),
+    })
+}
+
+/// Calls that end every way a record can: success with an object, failure by validation
+/// with text arguments that parse, that do not, that are empty, that are over the limit,
+/// an unknown tool, a tool error.
+fn calls() -> Vec<ToolCall> {
+    let oversize = format!(
+        "{{\"a\": \"{}\"}}",
+        "x".repeat(tool_core::validate::MAX_ARGUMENTS_BYTES)
+    );
+    vec![
+        call_text("1", "add", r#"{"a": 2, "b": 3}"#),
+        call("2", "add", json!({"a": 1, "b": 1})),
+        call_text("3", "add", r#"{"a": 2,"#),
+        call_text("4", "add", "  "),
+        call_text("5", "add", &oversize),
+        call("6", "nope", json!({"x": 1})),
+        call("7", "add", json!({"a": i64::MAX, "b": 1})),
+        call("8", "echo", json!({"text": "hi"})),
+    ]
+}
+
+#[tokio::test]
+async fn both_stores_keep_the_same_records() {
+    let plain = Arc::new(Plain::default());
+    let memory = Arc::new(InMemoryActivityStore::new());
+    let (a, b) = (session_with(plain.clone()), session_with(memory.clone()));
+    for c in calls() {
+        let (x, y) = (a.call(c.clone()).await, b.call(c).await);
+        assert_eq!(x.is_success(), y.is_success());
+        let from_plain = plain.get(&x.activity_id).await.expect("plain record");
+        let from_memory = memory.get(&y.activity_id).await.expect("memory record");
+        assert_eq!(
+            comparable(&from_plain),
+            comparable(&from_memory),
+            "call {}",
+            x.call_id
+        );
+        assert!(from_memory.status.is_terminal());
+    }
+    // The first call's record in full: input parsed from the text, the output in data.
+    let first = &memory.list().await[0];
+    assert_eq!(first.input, json!({"a": 2, "b": 3}));
+    assert_eq!(first.data, *json!({"sum": 5}).as_object().unwrap());
+    assert_eq!(first.status, ActivityStatus::Success);
+    // Unparsable text is kept as text; empty text as `{}`; oversize text as a note.
+    let records = memory.list().await;
+    assert_eq!(records[2].input, json!(r#"{"a": 2,"#));
+    assert_eq!(records[3].input, json!({}));
+    let note = records[4].input.as_str().unwrap_or_default();
+    assert!(
+        note.contains("over the") && note.len() < 200,
+        "{:.200}",
+        records[4].input
+    );
+    // Through the default `begin`, every call was one `create`.
+    assert!(plain.creates.lock().unwrap().values().all(|&n| n == 1));
+    assert_eq!(plain.list().await.len(), calls().len());
+}
+
+#[tokio::test]
+async fn a_record_read_twice_is_the_same_and_reading_does_not_change_it() {
+    let memory = Arc::new(InMemoryActivityStore::new());
+    let session = session_with(memory.clone());
+    let out = session
+        .call(call_text("1", "add", r#"{"a": 40, "b": 2}"#))
+        .await;
+    let once = memory.get(&out.activity_id).await.expect("record");
+    let twice = memory.get(&out.activity_id).await.expect("record");
+    assert_eq!(once, twice);
+    assert_eq!(memory.list().await, vec![once.clone()]);
+    assert_eq!(once.data, *json!({"sum": 42}).as_object().unwrap());
+    // A finished record takes no more updates, read or not.
+    memory
+        .update(
+            &out.activity_id,
+            ActivityUpdate::DisplayMessage(Some("late".into())),
+        )
+        .await;
+    assert_eq!(memory.get(&out.activity_id).await, Some(once));
+}
+
+/// The in-memory store behind a `begin` that takes its time (a database far away).
+#[derive(Default)]
+struct SlowToBegin(InMemoryActivityStore);
+
+#[async_trait]
+impl ActivityStore for SlowToBegin {
+    async fn create(&self, record: ActivityRecord) {
+        self.0.create(record).await;
+    }
+    async fn update(&self, id: &str, update: ActivityUpdate) {
+        self.0.update(id, update).await;
+    }
+    async fn begin(&self, start: tool_core::ActivityStart) {
+        tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
+        self.0.begin(start).await;
+    }
+    async fn get(&self, id: &str) -> Option<ActivityRecord> {
+        self.0.get(id).await
+    }
+    async fn list(&self) -> Vec<ActivityRecord> {
+        self.0.list().await
+    }
+}
+
+// The deadline counts from when the call has its slot, after its record is open: a store
+// slow to open it does not eat into the tool's time.
+#[tokio::test]
+async fn a_store_slow_to_open_the_record_does_not_shorten_the_deadline() {
+    let sleepy = Sleepy {
+        timeout: Some(std::time::Duration::from_millis(1500)),
+        ..Sleepy::default()
+    };
+    let session = Runtime::builder(registry(|b| b.register(sleepy.clone())))
+        .activity_store(Arc::new(SlowToBegin::default()))
+        .build()
+        .session();
+    let out = session
+        .call(ToolCall::new("c1", "sleepy", json!({"ms": 800})))
+        .await;
+    assert_eq!(out.to_json(), json!({"slept_ms": 800}));
+}

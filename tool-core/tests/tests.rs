@@ -1,0 +1,58 @@
+//! tool-core's integration tests, in one test binary: a module per behaviour, grouped by area,
+//! and the helpers they share in [`support`].
+//!
+//! Golden files are under `tests/snapshots/` (`UPDATE_SNAPSHOTS=1 cargo test -p tool-core
+//! --test tests` rewrites them). The activity routes' tests need the `mcp` feature.
+
+mod support;
+
+/// The activity of calls: records, stores, and (feature `mcp`) the live page's routes.
+mod activity {
+    #[cfg(feature = "mcp")]
+    mod browser;
+    mod lifecycle;
+    #[cfg(feature = "mcp")]
+    mod sse;
+    mod stores;
+}
+
+/// Provider formats: export, import, result messages, round trips and the property test.
+mod provider {
+    mod export;
+    mod import_json;
+    mod import_shapes;
+    mod import_xml;
+    mod property;
+    mod results;
+    mod roundtrip;
+}
+
+/// The runtime: checks before a call, deadlines and cancellation, concurrency, errors, the
+/// event stream and the redundancy check.
+mod runtime {
+    mod access;
+    mod cancel;
+    mod concurrency;
+    mod errors;
+    mod events;
+    mod redundancy;
+}
+
+/// A tool and what it is made of: the typed tool and its erasure, the spec, the registry,
+/// errors, rendering and the context.
+mod tool {
+    mod context;
+    mod errors;
+    mod registry;
+    mod render;
+    mod spec;
+    mod typed;
+}
+
+/// Argument validation.
+mod validation {
+    mod actions;
+    mod decode;
+    mod input;
+    mod params;
+}
