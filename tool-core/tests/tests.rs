@@ -27,9 +27,10 @@ mod provider {
     mod roundtrip;
 }
 
-/// The runtime: checks before a call, deadlines and cancellation, concurrency, errors, the
-/// event stream and the redundancy check.
+/// The runtime: checks before a call, deadlines and cancellation, abandoned calls,
+/// concurrency, errors, the event stream and the redundancy check.
 mod runtime {
+    mod abandon;
     mod access;
     mod cancel;
     mod concurrency;

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, json};
 use tool_core::{
-    ActivityRecord, ActivityStatus, ActivityStore, ActivityUpdate, InMemoryActivityStore, Runtime,
-    Tool, ToolContext, ToolError, ToolSpec,
+    ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Arguments, InMemoryActivityStore,
+    Runtime, Tool, ToolContext, ToolError, ToolSpec,
 };
 
 use crate::support::*;
@@ -146,8 +146,8 @@ async fn user_facing_is_carried_and_scalar_results_land_in_data() {
     assert!(r.user_facing);
 }
 
-fn record(id: &str) -> ActivityRecord {
-    ActivityRecord::new(id, "t", json!({}), true)
+fn start(id: &str) -> ActivityStart {
+    ActivityStart::new(id, "t", Arc::new(Arguments::Text("{}".into())), true)
 }
 
 fn finish() -> ActivityUpdate {
@@ -165,65 +165,57 @@ async fn ids(store: &InMemoryActivityStore) -> Vec<String> {
 #[tokio::test]
 async fn the_in_memory_store_evicts_the_oldest_finished_first() {
     let store = InMemoryActivityStore::with_capacity(3);
-    store.create(record("a")).await;
-    store.create(record("b")).await;
-    store.create(record("c")).await;
-    store.update("b", finish()).await;
-    store.update("c", finish()).await;
+    store.begin(start("a"));
+    store.begin(start("b"));
+    store.begin(start("c"));
+    store.update("b", finish());
+    store.update("c", finish());
     // Full: "a" is oldest but running; "b" is the oldest finished.
-    store.create(record("d")).await;
+    store.begin(start("d"));
     assert_eq!(ids(&store).await, vec!["a", "c", "d"]);
-    store.create(record("e")).await;
+    store.begin(start("e"));
     assert_eq!(ids(&store).await, vec!["a", "d", "e"]);
     // Nothing finished: the oldest of all goes.
-    store.create(record("f")).await;
+    store.begin(start("f"));
     assert_eq!(ids(&store).await, vec!["d", "e", "f"]);
     assert!(store.get("a").await.is_none());
     // Re-creating a record that is already there does not evict another.
-    store.create(record("e")).await;
+    store.begin(start("e"));
     assert_eq!(ids(&store).await, vec!["d", "e", "f"]);
     // Capacity at least 1.
     let one = InMemoryActivityStore::with_capacity(0);
-    one.create(record("x")).await;
-    one.create(record("y")).await;
+    one.begin(start("x"));
+    one.begin(start("y"));
     assert_eq!(ids(&one).await, vec!["y"]);
 }
 
 #[tokio::test]
 async fn updates_apply_in_progress_only() {
     let store = InMemoryActivityStore::new();
-    store.create(record("a")).await;
+    store.begin(start("a"));
     let mut m = Map::new();
     m.insert("x".into(), json!(1));
     m.insert("y".into(), json!(2));
-    store.update("a", ActivityUpdate::MergeData(m)).await;
-    store
-        .update("a", ActivityUpdate::DeleteData(vec!["y".into()]))
-        .await;
-    store
-        .update("a", ActivityUpdate::DisplayMessage(Some("busy".into())))
-        .await;
+    store.update("a", ActivityUpdate::MergeData(m));
+    store.update("a", ActivityUpdate::DeleteData(vec!["y".into()]));
+    store.update("a", ActivityUpdate::DisplayMessage(Some("busy".into())));
     let r = store.get("a").await.unwrap();
     assert_eq!(r.data, json!({"x": 1}).as_object().unwrap().clone());
     assert_eq!(r.display_message.as_deref(), Some("busy"));
-    store
-        .update(
-            "a",
-            ActivityUpdate::Finish {
-                status: ActivityStatus::Failure,
-                data: None,
-                error: Some("bad".into()),
-            },
-        )
-        .await;
-    store
-        .update("a", ActivityUpdate::DisplayMessage(Some("late".into())))
-        .await;
+    store.update(
+        "a",
+        ActivityUpdate::Finish {
+            status: ActivityStatus::Failure,
+            data: None,
+            error: Some("bad".into()),
+        },
+    );
+    store.update("a", ActivityUpdate::DisplayMessage(Some("late".into())));
     let r = store.get("a").await.unwrap();
     assert_eq!(r.status, ActivityStatus::Failure);
     assert_eq!(r.display_message, None);
     assert_eq!(r.error.as_deref(), Some("bad"));
-    store.update("missing", finish()).await;
+    store.update("missing", finish());
     assert!(store.get("missing").await.is_none());
     assert!(ActivityStatus::Success.is_terminal());
     assert!(ActivityStatus::Failure.is_terminal());

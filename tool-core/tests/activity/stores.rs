@@ -1,17 +1,18 @@
-//! The two ways a store may keep a call's activity: a store implementing only the four
-//! required methods gets whole records through the default `begin` / `succeed`, and the
-//! in-memory store, which keeps the arguments and the output as they came and makes their
-//! JSON when a record is read, answers with the very same records. A store slow to open a
-//! record does not shorten a call's deadline.
+//! The two ways a store may keep a call's activity: a store implementing only the required
+//! methods gets whole records through `begin` and the default `succeed`, and the in-memory
+//! store, which keeps the arguments and the output as they came and makes their JSON when a
+//! record is read, answers with the very same records. A store whose writes are slow (queued
+//! to a task of its own, as a database's are) does not shorten a call's deadline.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use serde_json::{Value, json};
 use tool_core::{
-    ActivityRecord, ActivityStatus, ActivityStore, ActivityUpdate, InMemoryActivityStore, Runtime,
-    Session, ToolCall,
+    ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate,
+    InMemoryActivityStore, Runtime, Session, ToolCall,
 };
 
 use crate::support::*;
@@ -20,21 +21,22 @@ use crate::support::*;
 #[derive(Default)]
 struct Plain {
     records: Mutex<Vec<ActivityRecord>>,
-    creates: Mutex<HashMap<String, usize>>,
+    begins: Mutex<HashMap<String, usize>>,
 }
 
 #[async_trait]
 impl ActivityStore for Plain {
-    async fn create(&self, record: ActivityRecord) {
+    fn begin(&self, start: ActivityStart) {
+        let record = start.into_record();
         *self
-            .creates
+            .begins
             .lock()
             .unwrap()
             .entry(record.id.clone())
             .or_default() += 1;
         self.records.lock().unwrap().push(record);
     }
-    async fn update(&self, id: &str, update: ActivityUpdate) {
+    fn update(&self, id: &str, update: ActivityUpdate) {
         let mut records = self.records.lock().unwrap();
         if let Some(r) = records.iter_mut().find(|r| r.id == id)
             && !r.status.is_terminal()
@@ -128,8 +130,8 @@ async fn both_stores_keep_the_same_records() {
         "{:.200}",
         records[4].input
     );
-    // Through the default `begin`, every call was one `create`.
-    assert!(plain.creates.lock().unwrap().values().all(|&n| n == 1));
+    // Every call was one `begin`.
+    assert!(plain.begins.lock().unwrap().values().all(|&n| n == 1));
     assert_eq!(plain.list().await.len(), calls().len());
 }
 
@@ -146,53 +148,87 @@ async fn a_record_read_twice_is_the_same_and_reading_does_not_change_it() {
     assert_eq!(memory.list().await, vec![once.clone()]);
     assert_eq!(once.data, *json!({"sum": 42}).as_object().unwrap());
     // A finished record takes no more updates, read or not.
-    memory
-        .update(
-            &out.activity_id,
-            ActivityUpdate::DisplayMessage(Some("late".into())),
-        )
-        .await;
+    memory.update(
+        &out.activity_id,
+        ActivityUpdate::DisplayMessage(Some("late".into())),
+    );
     assert_eq!(memory.get(&out.activity_id).await, Some(once));
 }
 
-/// The in-memory store behind a `begin` that takes its time (a database far away).
-#[derive(Default)]
-struct SlowToBegin(InMemoryActivityStore);
+/// A write to the in-memory store, as [`Queued`] hands it to its task.
+enum Write {
+    Begin(ActivityStart),
+    Update(String, ActivityUpdate),
+}
 
-#[async_trait]
-impl ActivityStore for SlowToBegin {
-    async fn create(&self, record: ActivityRecord) {
-        self.0.create(record).await;
-    }
-    async fn update(&self, id: &str, update: ActivityUpdate) {
-        self.0.update(id, update).await;
-    }
-    async fn begin(&self, start: tool_core::ActivityStart) {
-        tokio::time::sleep(std::time::Duration::from_millis(1000)).await;
-        self.0.begin(start).await;
-    }
-    async fn get(&self, id: &str) -> Option<ActivityRecord> {
-        self.0.get(id).await
-    }
-    async fn list(&self) -> Vec<ActivityRecord> {
-        self.0.list().await
+/// The in-memory store behind a queue whose task takes its time over each write (a database
+/// far away): the write side returns at once, as the trait asks.
+struct Queued {
+    queue: tokio::sync::mpsc::UnboundedSender<Write>,
+    store: Arc<InMemoryActivityStore>,
+}
+
+impl Queued {
+    fn new(delay: Duration) -> Self {
+        let store = Arc::new(InMemoryActivityStore::new());
+        let (queue, mut writes) = tokio::sync::mpsc::unbounded_channel();
+        let kept = store.clone();
+        tokio::spawn(async move {
+            while let Some(write) = writes.recv().await {
+                tokio::time::sleep(delay).await;
+                match write {
+                    Write::Begin(start) => kept.begin(start),
+                    Write::Update(id, update) => kept.update(&id, update),
+                }
+            }
+        });
+        Queued { queue, store }
     }
 }
 
-// The deadline counts from when the call has its slot, after its record is open: a store
-// slow to open it does not eat into the tool's time.
+#[async_trait]
+impl ActivityStore for Queued {
+    fn begin(&self, start: ActivityStart) {
+        let _ = self.queue.send(Write::Begin(start));
+    }
+    fn update(&self, id: &str, update: ActivityUpdate) {
+        let _ = self.queue.send(Write::Update(id.to_owned(), update));
+    }
+    async fn get(&self, id: &str) -> Option<ActivityRecord> {
+        self.store.get(id).await
+    }
+    async fn list(&self) -> Vec<ActivityRecord> {
+        self.store.list().await
+    }
+}
+
+// The store's write side never waits, so a store slow to write does not eat into the tool's
+// time; its records land when its queue gets to them.
 #[tokio::test]
-async fn a_store_slow_to_open_the_record_does_not_shorten_the_deadline() {
+async fn a_store_slow_to_write_does_not_shorten_the_deadline() {
     let sleepy = Sleepy {
-        timeout: Some(std::time::Duration::from_millis(1500)),
+        timeout: Some(Duration::from_millis(1500)),
         ..Sleepy::default()
     };
+    let store = Arc::new(Queued::new(Duration::from_millis(1000)));
     let session = Runtime::builder(registry(|b| b.register(sleepy.clone())))
-        .activity_store(Arc::new(SlowToBegin::default()))
+        .activity_store(store.clone())
         .build()
         .session();
     let out = session
         .call(ToolCall::new("c1", "sleepy", json!({"ms": 800})))
         .await;
     assert_eq!(out.to_json(), json!({"slept_ms": 800}));
+    let record = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            match store.get(&out.activity_id).await {
+                Some(r) if r.status.is_terminal() => return r,
+                _ => tokio::time::sleep(Duration::from_millis(50)).await,
+            }
+        }
+    })
+    .await
+    .expect("the queued writes land");
+    assert_eq!(record.status, ActivityStatus::Success);
+    assert_eq!(record.data["slept_ms"], 800);
 }

@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio_util::sync::CancellationToken;
-use tool_core::mcp::activity::{Activity, ActivityConfig};
+use tool_core::http::activity::{Activity, ActivityConfig};
 use tool_core::{Registry, Render, Runtime, Tool, ToolContext, ToolError, ToolSpec};
 
 // ---------------------------------------------------------------------------------------------
@@ -128,7 +128,7 @@ impl Tool for Stream {
             .service::<Gate>()
             .map(|g| g.0.clone())
             .unwrap_or_default();
-        ctx.progress("Running the command").await;
+        ctx.progress("Running the command");
         let mut printed = 0;
         while printed < args.lines {
             printed += 1;

@@ -106,11 +106,18 @@ pub fn all_tools() -> Registry {
         .unwrap()
 }
 
-/// Decodes through the erased tool; returns the error.
+/// Validates and decodes `args` as the runtime does, through the erased tool's `start`; the
+/// call's future it makes is dropped unrun.
+pub fn validate(entry: &tool_core::ToolEntry, args: &Arguments) -> Result<(), ToolError> {
+    let ctx = tool_core::ToolContext::detached(entry.name(), tool_core::Services::new());
+    entry.tool().start(&ctx, args, entry.schema()).map(drop)
+}
+
+/// Validates through the erased tool; returns the error.
 pub fn invalid(tool: &str, args: impl Into<Arguments>) -> ToolError {
     let registry = all_tools();
     let entry = registry.get(tool).unwrap();
-    match entry.tool().decode(&args.into(), entry.schema()) {
+    match validate(entry, &args.into()) {
         Ok(_) => panic!("expected a validation error"),
         Err(e) => {
             assert_eq!(e.kind(), ErrorKind::ValidationError, "{}", e.to_json());

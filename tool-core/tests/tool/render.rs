@@ -5,8 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tool_core::{
-    AnyOutput, Render, ResourcesTracker, Tool, ToolContext, ToolError, ToolSpec, content_hash,
-    preview_lines,
+    Render, ResourcesTracker, Tool, ToolContext, ToolError, ToolSpec, content_hash, preview_lines,
 };
 
 use crate::support::*;
@@ -166,7 +165,7 @@ async fn re_rendering_a_history_shows_the_newest_occurrence() {
             .await;
         outs.push(o.result.unwrap());
     }
-    let texts = ResourcesTracker::render_history(outs.iter().map(|o| &**o as &dyn AnyOutput));
+    let texts = ResourcesTracker::render_history(&outs);
     assert_eq!(
         texts,
         vec![

@@ -149,36 +149,35 @@ async fn the_typed_tool_runs_directly() {
 }
 
 #[tokio::test]
-async fn the_erased_tool_decodes_invokes_and_downcasts() {
+async fn the_erased_tool_starts_runs_and_downcasts() {
     let registry = Registry::builder().register(Add).build().unwrap();
     let entry = registry.get("add").unwrap();
     let tool: &Arc<dyn DynTool> = entry.tool();
     let ctx = ToolContext::detached("add", Services::new());
 
-    let input = tool
-        .decode(&Arguments::from(r#"{"a": 1, "b": 2}"#), entry.schema())
+    let call = tool
+        .start(
+            &ctx,
+            &Arguments::from(r#"{"a": 1, "b": 2}"#),
+            entry.schema(),
+        )
         .expect("valid input");
-    let output = tool.invoke(&ctx, input).await.expect("runs");
+    let output = call.await.expect("runs");
     assert_eq!(output.to_value().unwrap(), json!({"sum": 3}));
     assert_eq!(output.to_json_string().unwrap(), r#"{"sum":3}"#);
-    assert_eq!(output.as_any().downcast_ref::<Sum>(), Some(&Sum { sum: 3 }));
+    assert_eq!(output.downcast_ref::<Sum>(), Some(&Sum { sum: 3 }));
+    assert_eq!(output.downcast_ref::<u8>(), None);
     assert!(output.is_success());
     assert_eq!(output.status(), None);
     let mut tracker = tool_core::ResourcesTracker::new();
     assert_eq!(output.model_text(&mut tracker), r#"{"sum":3}"#);
 
-    // An input of another type is a system error, not a panic.
-    let wrong: tool_core::DecodedInput = Box::new(5u8);
+    // Invalid arguments are refused before any future is made.
     let err = tool
-        .invoke(&ctx, wrong)
-        .await
+        .start(&ctx, &Arguments::from(r#"{"a": 1}"#), entry.schema())
         .err()
-        .expect("wrong input type");
-    assert_eq!(err.kind(), ErrorKind::SystemError);
-    assert_eq!(
-        err.message(),
-        "internal error: the decoded input has another type than the tool's"
-    );
+        .expect("invalid input");
+    assert_eq!(err.kind(), ErrorKind::ValidationError);
 }
 
 #[tokio::test]

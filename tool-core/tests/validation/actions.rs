@@ -156,17 +156,11 @@ fn a_string_discriminator_is_checked_against_the_action_set() {
         json!({"action": "remove", "index": 1}),
     ] {
         assert!(
-            entry
-                .tool()
-                .decode(&Arguments::from(ok.clone()), entry.schema())
-                .is_ok(),
+            validate(entry, &Arguments::from(ok.clone())).is_ok(),
             "{ok}"
         );
         assert!(
-            entry
-                .tool()
-                .decode(&Arguments::from(ok.to_string()), entry.schema())
-                .is_ok(),
+            validate(entry, &Arguments::from(ok.to_string())).is_ok(),
             "{ok}"
         );
     }
@@ -210,9 +204,7 @@ fn a_null_required_parameter_is_one_problem_saying_it_is_required() {
     let registry = Registry::builder().register(Edit).build().unwrap();
     let entry = registry.get("edit").unwrap();
     let decode = |v: Value| {
-        entry
-            .tool()
-            .decode(&Arguments::from(v), entry.schema())
+        validate(entry, &Arguments::from(v))
             .map(|_| ())
             .unwrap_err()
     };

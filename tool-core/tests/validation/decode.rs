@@ -61,12 +61,8 @@ fn the_fast_and_slow_paths_agree() {
     ];
     for (tool, value) in cases {
         let entry = registry.get(tool).unwrap();
-        let text = entry
-            .tool()
-            .decode(&Arguments::Text(value.to_string()), entry.schema());
-        let tree = entry
-            .tool()
-            .decode(&Arguments::Value(value.clone()), entry.schema());
+        let text = validate(entry, &Arguments::Text(value.to_string()));
+        let tree = validate(entry, &Arguments::Value(value.clone()));
         match (text, tree) {
             (Ok(_), Ok(_)) => {}
             (Err(a), Err(b)) => assert_eq!(a.to_json(), b.to_json(), "{tool} {value}"),
@@ -91,8 +87,7 @@ fn valid_calls_decode_into_the_typed_input() {
             json!({"query": "q", "corpus": "issues", "limit": 7, "sort": "oldest", "filters": [{"name": "n", "value": null}]}),
         ),
     ] {
-        let input = entry.tool().decode(&args, entry.schema()).unwrap();
-        let input = input.downcast::<SearchArgs>().unwrap();
+        let input = Search.decode_input(&args, entry.schema()).unwrap();
         assert_eq!(input.query, "q");
         assert_eq!(input.corpus, Corpus::Issues);
         assert_eq!(input.limit, 7);

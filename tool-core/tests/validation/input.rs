@@ -96,21 +96,9 @@ fn empty_string_arguments_are_an_empty_object() {
         .build()
         .unwrap();
     let entry = registry.get("waiter").unwrap();
-    assert!(
-        entry
-            .tool()
-            .decode(&Arguments::from(""), entry.schema())
-            .is_ok()
-    );
-    assert!(
-        entry
-            .tool()
-            .decode(&Arguments::from("{}"), entry.schema())
-            .is_ok()
-    );
-    let e = entry
-        .tool()
-        .decode(&Arguments::from(r#"{"x": 1}"#), entry.schema())
+    assert!(validate(entry, &Arguments::from("")).is_ok());
+    assert!(validate(entry, &Arguments::from("{}")).is_ok());
+    let e = validate(entry, &Arguments::from(r#"{"x": 1}"#))
         .err()
         .unwrap();
     assert_eq!(problems(&e), pairs(&[("/x", "unknown parameter `x`")]));

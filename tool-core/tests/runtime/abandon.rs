@@ -4,14 +4,12 @@
 //! concurrent calls, a third of them dropped at random points, no record stays
 //! `in_progress` and every START is paired.
 
-mod common;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::*;
+use crate::support::*;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 use tool_core::{
