@@ -1,7 +1,6 @@
 //! Headless Chromium driven over the DevTools protocol on a loopback websocket, for the
 //! activity page's browser tests (tool-core's, and the facade's `toolsmith serve` one, which
 //! includes this file by path).
-#![allow(dead_code, unreachable_pub)]
 
 use std::path::PathBuf;
 use std::process::Stdio;

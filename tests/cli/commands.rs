@@ -1,12 +1,11 @@
 //! The `toolsmith` command line, driven as a user or script would: the built binary, its
 //! stdout, and its exit codes (0 success, 1 tool error, 2 usage error).
 
-mod cli_support;
-
 use std::process::Output;
 
-use cli_support::{code, json, toolsmith_in};
 use serde_json::Value;
+
+use crate::support::cli::{code, json, toolsmith_in};
 
 fn toolsmith(args: &[&str]) -> Output {
     let dir = tempfile::tempdir().expect("temp dir");

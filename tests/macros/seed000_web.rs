@@ -2,16 +2,15 @@
 //! function over a `#[derive(Action)]` enum. Its behaviour matrix, response shapes and
 //! validation errors (`allowed_actions`) are the seed's; the network is a test double.
 
-mod macros_seed000_support;
-
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use macros_seed000_support::call;
 use serde_json::{Value, json};
 use toolsmith::{
     Action, Registry, Render, Runtime, Session, ToolCall, ToolContext, ToolError, ToolResult, tool,
 };
+
+use crate::support::macros::call;
 
 // ---- WebTool -------------------------------------------------------------------------
 

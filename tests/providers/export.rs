@@ -1,28 +1,22 @@
 //! Provider formats for every tool linked into the facade (issue 4): tool-std's `web` and
-//! `prompt_manager`, and whatever else registers itself through `inventory` here. This file
-//! holds the export checks; `providers_std_roundtrip.rs` the round trips and
-//! `providers_std_proptest.rs` the property test.
+//! `prompt_manager`, and whatever else registers itself through `inventory` here. This module
+//! holds the export checks; `providers::roundtrip` the round trips and `providers::property`
+//! the property test.
 //!
 //! tool-core's provider tests cannot see tool-std (tool-std depends on tool-core, so a
-//! dev-dependency the other way would link two copies of tool-core); these files run the same
-//! checks from the facade, reusing tool-core's fixtures module for the provider rule tables
-//! (`fixtures/rules.rs`) and the golden-file helper (`fixtures/snapshot.rs`).
+//! dev-dependency the other way would link two copies of tool-core); these modules run the
+//! same checks from the facade, reusing tool-core's fixtures module for the provider rule
+//! tables (`fixtures/rules.rs`) and the golden-file helper (`fixtures/snapshot.rs`).
 //!
 //! Export: every tool in every [`Format`] validates against the JSON Schema 2020-12
 //! meta-schema, satisfies the provider's documented rules, and matches its snapshot under
 //! `tests/snapshots/std_<format>.json` (`std_xml.md`); `UPDATE_SNAPSHOTS=1 cargo test --test
-//! providers_std` rewrites them.
+//! tests` rewrites them.
 
-#![cfg(feature = "std")]
-
-#[path = "../tool-core/tests/fixtures/mod.rs"]
-mod fixtures;
-mod providers_std_support;
-
-use fixtures::checks::{self, specs};
-
-use providers_std_support::*;
 use toolsmith::provider::{ExportCache, Exported, Format, export_all};
+
+use crate::support::fixtures::checks::{self, specs};
+use crate::support::providers::*;
 
 /// Exports of a std tool that are expected to fail, as (tool, format). Every other export
 /// must succeed: the standard tools speak every provider's format.

@@ -3,18 +3,13 @@
 //! dispatch in the sandbox. No panic, every answer a structured result or a `type: "error"`
 //! JSON, and the generators reach the tools' own code.
 
-#![cfg(feature = "std")]
-
-#[path = "../tool-core/tests/fixtures/mod.rs"]
-mod fixtures;
-mod providers_std_support;
-
-use fixtures::checks::{self, Input, args};
 use proptest::prelude::*;
-use providers_std_support::*;
 use serde_json::Value;
 use toolsmith::Registry;
 use toolsmith::provider::Importer;
+
+use crate::support::fixtures::checks::{self, Input, args};
+use crate::support::providers::*;
 
 /// The names a model may call (every tool's name and old names), each one's parameters, and
 /// valid arguments of its tool (the round trips' samples) to start mutations from.

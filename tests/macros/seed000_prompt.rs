@@ -3,17 +3,16 @@
 //! validation errors (`allowed_actions`, `allowed_prompt_types`, "content is required for
 //! update action") are the seed's; the agent and the chat are test doubles.
 
-mod macros_seed000_support;
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use macros_seed000_support::call;
 use serde_json::json;
 use toolsmith::{
     Action, ApproveAll, Choice, Permission, PermissionSet, Registry, Render, Runtime, Session,
     SessionConfig, ToolContext, ToolError, ToolResult, tool,
 };
+
+use crate::support::macros::call;
 
 // ---- PromptManagerTool -----------------------------------------------------------------
 

@@ -1,6 +1,5 @@
 //! Shared by the command-line tests: the built `toolsmith` binary run in a directory, its
 //! JSON stdout and its exit code.
-#![allow(dead_code, unreachable_pub)]
 
 use std::process::{Command, Output};
 

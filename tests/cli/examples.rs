@@ -2,13 +2,12 @@
 //! and must exit 0; the examples assert their own results. The MCP server example is driven
 //! over its stdio with raw JSON-RPC lines.
 
-mod mcp_support;
-
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-use mcp_support::example;
 use serde_json::{Value, json};
+
+use crate::support::mcp::example;
 
 fn runs(name: &str) -> String {
     let out = Command::new(example(name)).output().expect("run example");

@@ -4,17 +4,16 @@
 //! a `?token=` first visit, with one), the calls a client makes through `/mcp` show up in the
 //! records, and `--no-activity` leaves the page out. Loopback only.
 
-mod mcp_support;
-
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use mcp_support::*;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
+
+use crate::support::mcp::*;
 
 /// A raw HTTP/1.1 request; the status, the head (lower-cased) and the body.
 fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Http {

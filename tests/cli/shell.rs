@@ -1,11 +1,9 @@
 //! The command line's options for the `bash` tool: `--bash-timeout`, `--bash-max-timeout`,
 //! `--bash-allow`, `--no-bash`, driven through the built binary.
 
-mod cli_support;
-
 use std::time::{Duration, Instant};
 
-use cli_support::{code, json, toolsmith_in as toolsmith};
+use crate::support::cli::{code, json, toolsmith_in as toolsmith};
 
 #[test]
 fn bash_runs_in_the_root_when_approved() {

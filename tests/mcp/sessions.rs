@@ -7,25 +7,16 @@
 //! cancellation (the client may resume it); the client ending its session, or sending
 //! `notifications/cancelled`, is.
 
-mod mcp_support;
-
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use mcp_support::*;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use toolsmith::mcp::ServeOptions;
 
-fn args(v: Value) -> rmcp::model::JsonObject {
-    v.as_object().expect("object").clone()
-}
-
-/// The cancellation tests count the slow tool's cancellations, shared by the binary: they
-/// take turns.
-static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+use crate::support::mcp::*;
 
 /// Waits until the slow tool has seen `n` more cancellations than `before`.
 async fn cancelled_since(before: usize, n: usize) -> bool {
@@ -48,7 +39,7 @@ fn count_of(r: &rmcp::model::CallToolResult) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_the_stdio_connection_cancels_its_calls() {
-    let _turn = SERIAL.lock().await;
+    let _turn = CANCELLATIONS.lock().await;
     // The stdio transport in-process: a duplex pipe, one end the server's stdin/stdout.
     let (server_io, client_io) = tokio::io::duplex(64 * 1024);
     let server = tokio::spawn(toolsmith::mcp::serve(
@@ -83,7 +74,7 @@ async fn closing_the_stdio_connection_cancels_its_calls() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ending_an_http_session_cancels_its_calls_and_only_its_own() {
-    let _turn = SERIAL.lock().await;
+    let _turn = CANCELLATIONS.lock().await;
     init_tls();
     let url = start_http(test_runtime(), ServeOptions::new("http")).await;
     let before = seen().cancelled.load(Ordering::SeqCst);

@@ -8,16 +8,13 @@
 //!
 //! Skips, saying why, where Chromium is not installed (`.ci/run` installs it).
 
-#[path = "../tool-core/tests/support/browser.rs"]
-mod browser;
-mod mcp_support;
-
-use browser::{Browser, chromium, find, mcp_call as call};
-use mcp_support::*;
 use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
+
+use crate::support::browser::{Browser, chromium, find, mcp_call as call};
+use crate::support::mcp::*;
 
 const TOKEN: &str = "bash-page-token";
 const HOSTILE: &str = "<script>window.__pwned=1</script><img src=x onerror=alert(1)>";

@@ -4,18 +4,15 @@
 //! under old names import with the tool's schema, and the sandbox's gate holds every URL the
 //! network policy would let through.
 
-#![cfg(feature = "std")]
-
-#[path = "../tool-core/tests/fixtures/mod.rs"]
-mod fixtures;
-mod providers_std_support;
-
-use fixtures::checks::{args, import_in_every_format, one};
-use providers_std_support::*;
 use serde_json::json;
 use toolsmith::provider::{self, Format, Imported, Importer, RepairKind};
 use toolsmith::std_tools::web::WebConfig;
 use toolsmith::{CallOutcome, Registry, ToolCall};
+
+use crate::support::fixtures;
+use crate::support::fixtures::checks::{args, import_in_every_format, one};
+use crate::support::linked_tools;
+use crate::support::providers::*;
 
 #[test]
 fn the_gate_holds_every_url_the_policy_would_let_through() {
@@ -136,8 +133,7 @@ async fn a_call_of_every_tool_in_every_provider_format_parses_to_the_same_tool_c
 #[tokio::test]
 async fn a_tool_without_a_sandbox_makes_the_round_trip_and_is_held_at_the_gate() {
     fn with_fixtures() -> Registry {
-        Registry::builder()
-            .with_inventory()
+        linked_tools()
             .register(fixtures::Ping)
             .register(fixtures::CreateUser)
             .build()

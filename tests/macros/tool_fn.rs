@@ -4,11 +4,13 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use toolsmith::{
-    Annotations, Mode, NoArgs, Permission, Registry, Render, Runtime, Session, SessionConfig, Tool,
-    ToolCall, ToolContext, ToolError, ToolResult, ToolSpec, tool,
+    Annotations, Mode, NoArgs, Permission, Registry, Render, Runtime, SessionConfig, Tool,
+    ToolContext, ToolError, ToolResult, ToolSpec, tool,
 };
+
+use crate::support::macros::{call, session};
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 struct Sum {
@@ -34,16 +36,6 @@ async fn add(
         .and_then(|bt| a.checked_add(bt))
         .map(|sum| Sum { sum })
         .ok_or_else(|| ToolError::user("the sum overflows a 64-bit integer"))
-}
-
-fn session(registry: Registry) -> Session {
-    Runtime::builder(registry).build().session()
-}
-
-async fn call(s: &Session, name: &str, args: Value) -> Value {
-    s.call(ToolCall::new("1", name, args.to_string()))
-        .await
-        .to_json()
 }
 
 #[tokio::test]
@@ -132,7 +124,7 @@ impl Render for GrepOutput {
 
 #[tool(
     name = "grep",
-    description_file = "tests/macros_data/grep.md",
+    description_file = "tests/macros/grep.md",
     category = "search",
     modes(agent, mcp),
     permissions(read_files),
@@ -160,7 +152,7 @@ async fn every_key_reaches_the_spec() {
     assert_eq!(spec.name, "grep");
     assert_eq!(
         spec.description,
-        include_str!("macros_data/grep.md"),
+        include_str!("grep.md"),
         "description_file is embedded as written"
     );
     assert_eq!(spec.category.as_deref(), Some("search"));
@@ -242,14 +234,15 @@ async fn echo(
 
 #[tokio::test]
 async fn inventory_collects_registered_tools_only() {
-    // The standard tools linked into this binary register themselves too.
+    // The standard tools linked into this binary register themselves too, as do the other
+    // test modules' tools.
     let registry = Registry::from_inventory().unwrap();
     let names: Vec<&str> = registry.iter().map(|e| e.name()).collect();
     assert!(
         names.contains(&"echo") && names.contains(&"ping"),
         "{names:?}"
     );
-    // `register = false`: neither `add` nor this file's `grep` (the standard `grep` of
+    // `register = false`: neither `add` nor this module's `grep` (the standard `grep` of
     // tool-std is there; this one is told apart by its alias).
     assert!(!names.contains(&"add"), "register = false: {names:?}");
     assert!(
@@ -286,8 +279,8 @@ async fn hand_written_and_macro_tools_side_by_side() {
         .build()
         .unwrap();
     let names: Vec<&str> = registry.iter().map(|e| e.name()).collect();
-    // The inventory also holds the standard tools linked in; this file's tools come in name
-    // order among them.
+    // The inventory also holds the standard tools linked in and the other test modules' tools;
+    // this module's tools come in name order among them.
     assert!(names.windows(2).all(|w| w[0] < w[1]), "{names:?}");
     let ours: Vec<&str> = names
         .iter()

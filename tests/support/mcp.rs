@@ -1,6 +1,6 @@
-//! Shared by the MCP tests: test tools registered by hand, an in-process HTTP server, the
-//! real clients (the Python `mcp` package, the MCP Inspector) and how to find them.
-#![allow(dead_code, unreachable_pub)]
+//! What the MCP tests share: test tools registered by hand, an in-process HTTP server, the
+//! real clients (the Python `mcp` package, the MCP Inspector) and how to find them, the
+//! `toolsmith serve` process, and the built examples.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -16,7 +16,6 @@ use toolsmith::{Action, Registry, Render, Runtime, ToolContext, ToolResult, tool
 #[derive(Default)]
 pub struct Seen {
     pub cancelled: AtomicUsize,
-    pub log: Mutex<Vec<String>>,
 }
 
 static SEEN: std::sync::OnceLock<Arc<Seen>> = std::sync::OnceLock::new();
@@ -24,6 +23,10 @@ static SEEN: std::sync::OnceLock<Arc<Seen>> = std::sync::OnceLock::new();
 pub fn seen() -> Arc<Seen> {
     SEEN.get_or_init(Default::default).clone()
 }
+
+/// The tests that cancel the slow tool count its cancellations in [`seen`], shared by the
+/// binary: they take turns.
+pub static CANCELLATIONS: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 #[derive(serde::Serialize, schemars::JsonSchema)]
 pub struct Ticks {
@@ -138,6 +141,11 @@ pub fn test_runtime() -> Runtime {
         .build()
 }
 
+/// A tool call's arguments for rmcp's client.
+pub fn args(v: Value) -> rmcp::model::JsonObject {
+    v.as_object().expect("object").clone()
+}
+
 /// Starts an in-process HTTP server on an ephemeral loopback port; returns its endpoint.
 pub async fn start_http(runtime: Runtime, options: ServeOptions) -> String {
     let server = HttpServer::bind("127.0.0.1:0".parse().expect("addr"), runtime, options)
@@ -220,7 +228,7 @@ pub fn run_python(
     dir: &Path,
 ) -> (Vec<Value>, String) {
     let mut child = Command::new(py)
-        .arg(repo().join("tests/mcp_clients/client.py"))
+        .arg(repo().join("tests/mcp/client.py"))
         .args(transport)
         .current_dir(dir)
         .env_remove("SEARXNG_URL")

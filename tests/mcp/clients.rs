@@ -6,14 +6,14 @@
 //! `toolsmith` binary serves, [`custom_cases`] those of tools a test registers by hand; each
 //! runs over every transport. A new standard tool is a few more entries in [`std_cases`].
 
-mod mcp_support;
-
 use std::path::Path;
 use std::sync::atomic::Ordering;
 
-use mcp_support::*;
 use serde_json::{Value, json};
 use toolsmith::mcp::ServeOptions;
+
+use crate::support::linked_tools;
+use crate::support::mcp::*;
 
 /// One step for the client and the check of its answer.
 struct Case {
@@ -194,7 +194,7 @@ fn std_cases(dir: &Path) -> Vec<Case> {
     ]
 }
 
-/// The tools of `mcp_support::test_runtime` (no approver: `forget` is denied).
+/// The tools of `support::mcp::test_runtime` (no approver: `forget` is denied).
 fn custom_cases() -> Vec<Case> {
     vec![
         lists(&["slow", "echo", "forget"]),
@@ -332,6 +332,7 @@ fn python_client_over_stdio_custom_registry_example() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn python_client_over_http_custom_tools() {
     let Some(py) = python() else { return };
+    let _turn = CANCELLATIONS.lock().await;
     let runtime = test_runtime();
     let activities = runtime.activities().clone();
     let url = start_http(runtime, ServeOptions::new("test").token("tok-123")).await;
@@ -409,7 +410,7 @@ fn inspector_lists_every_tool_and_calls_one() {
         .iter()
         .filter_map(|t| t["name"].as_str())
         .collect();
-    let registry = toolsmith::Registry::from_inventory().expect("registry");
+    let registry = linked_tools().build().expect("registry");
     let mut expected = registry.names_in_mode(toolsmith::Mode::Mcp);
     expected.sort_unstable();
     let mut got = names.clone();

@@ -3,21 +3,10 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde_json::{Value, json};
-use toolsmith::{
-    Action, Registry, Render, Runtime, Session, ToolCall, ToolContext, ToolResult, tool,
-};
+use serde_json::json;
+use toolsmith::{Action, Registry, Render, Runtime, ToolCall, ToolContext, ToolResult, tool};
 
-fn session(registry: Registry) -> Session {
-    Runtime::builder(registry).build().session()
-}
-
-async fn call(s: &Session, name: &str, args: Value) -> Value {
-    s.clear_current_turn();
-    s.call(ToolCall::new("1", name, args.to_string()))
-        .await
-        .to_json()
-}
+use crate::support::macros::{call, session};
 
 /// A counter shared by every call (state lives in the tool).
 struct Counter {

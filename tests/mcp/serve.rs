@@ -4,14 +4,11 @@
 //! calls over one stdio session, 1,000 over HTTP from 8 clients: all answered, none lost,
 //! none duplicated). Loopback only.
 
-mod mcp_support;
-
 use std::collections::HashSet;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
 
-use mcp_support::*;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
@@ -19,9 +16,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use toolsmith::mcp::ServeOptions;
 
-fn args(v: Value) -> rmcp::model::JsonObject {
-    v.as_object().expect("object").clone()
-}
+use crate::support::mcp::*;
 
 /// A raw HTTP/1.1 POST of an `initialize` to `url` with extra headers; the status code.
 fn post_initialize(url: &str, headers: &[(&str, &str)]) -> u16 {

@@ -1,5 +1,5 @@
-//! What the `providers_std*` tests share: the registry of every tool linked into the facade,
-//! the sandbox every call is dispatched through, and valid sample calls of every tool.
+//! What the provider tests share: the registry of every tool linked into the facade, the
+//! sandbox every call is dispatched through, and valid sample calls of every tool.
 //!
 //! Nothing here touches the network. Every call is dispatched through a [`Sandbox`] session:
 //! the `web` tool gets a [`WebConfig`] whose search backend is unavailable and whose fetch
@@ -12,7 +12,6 @@
 //! would fetch a public URL are imported and validated but stopped at the gate, answered with
 //! `approval_denied`. A tool this file has no sandbox for (any tool other than `web` and
 //! `prompt_manager`) is likewise imported, validated and dispatched up to the gate, never run.
-#![allow(dead_code, unreachable_pub)]
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -25,14 +24,15 @@ use toolsmith::{
     ApprovalDecision, ApprovalRequest, FnApprover, Registry, Runtime, Session, ToolCall,
 };
 
-use crate::fixtures::checks::args;
+use crate::support::fixtures::checks::args;
+use crate::support::linked_tools;
 
 /// The tools this file knows how to run safely; every other tool stops at the gate.
 pub const SANDBOXED: &[&str] = &["web", "prompt_manager"];
 
 /// Every tool linked into the facade.
 pub fn registry() -> Registry {
-    let registry = Registry::from_inventory().expect("the linked tools register");
+    let registry = linked_tools().build().expect("the linked tools register");
     for name in SANDBOXED {
         assert!(
             registry.get(name).is_some(),

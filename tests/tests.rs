@@ -1,0 +1,49 @@
+//! The facade's integration tests, in one test binary: a module per behaviour, grouped by
+//! area, and the helpers they share in [`support`].
+//!
+//! Golden files are under `tests/snapshots/` (`UPDATE_SNAPSHOTS=1 cargo test --test tests`
+//! rewrites them); the compile-fail cases of the macros under `tests/ui/`. Some tests drive
+//! real programs (Chromium, the Python `mcp` client, the MCP Inspector) and skip, saying why,
+//! where they are not installed (`.ci/run` installs them).
+
+mod support;
+
+/// The live activity page `toolsmith serve --http` serves.
+mod activity {
+    mod bash_browser;
+    mod serve;
+}
+
+/// The `toolsmith` command line and the examples, run as programs.
+mod cli {
+    mod commands;
+    mod examples;
+    mod shell;
+}
+
+/// `#[tool]`, `#[derive(Action)]` and `#[action]`: what they generate, seed 000's tools
+/// declared with them, and their compile-fail contract.
+mod macros {
+    mod decode;
+    mod derive;
+    mod seed000_prompt;
+    mod seed000_web;
+    mod tool_fn;
+    mod tool_impl;
+    mod ui;
+}
+
+/// The MCP server driven by real clients, by `toolsmith serve`, and over sessions.
+mod mcp {
+    mod clients;
+    mod serve;
+    mod sessions;
+}
+
+/// Provider formats for every tool linked into the facade.
+#[cfg(feature = "std")]
+mod providers {
+    mod export;
+    mod property;
+    mod roundtrip;
+}
