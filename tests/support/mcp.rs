@@ -55,7 +55,7 @@ async fn slow(
     let mut guard = Guard(ctx.cancellation().clone(), false);
     for i in 0..ticks.min(500) {
         ctx.emit_chunk(format!("chunk {i}\n"));
-        ctx.progress(format!("tick {i}")).await;
+        ctx.progress(format!("tick {i}"));
         tokio::time::sleep(Duration::from_millis(ms.min(1000))).await;
     }
     guard.1 = true;

@@ -2,16 +2,17 @@
 //! and the helpers they share in [`support`].
 //!
 //! Golden files are under `tests/snapshots/` (`UPDATE_SNAPSHOTS=1 cargo test -p tool-core
-//! --test tests` rewrites them). The activity routes' tests need the `mcp` feature.
+//! --test tests` rewrites them). The activity page's tests need the `http` feature, its browser
+//! test the `mcp` feature.
 
 mod support;
 
-/// The activity of calls: records, stores, and (feature `mcp`) the live page's routes.
+/// The activity of calls: records, stores, and (feature `http`) the live page's routes.
 mod activity {
     #[cfg(feature = "mcp")]
     mod browser;
     mod lifecycle;
-    #[cfg(feature = "mcp")]
+    #[cfg(feature = "http")]
     mod sse;
     mod stores;
 }

@@ -12,8 +12,8 @@ use rmcp::ServiceExt;
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use serde_json::json;
-use tool_core::mcp::activity::{Activity, ActivityConfig};
-use tool_core::mcp::{ServeOptions, guard, service};
+use tool_core::http::activity::{Activity, ActivityConfig};
+use tool_core::mcp::{ServeOptions, service};
 
 use crate::support::activity::{HOSTILE, runtime};
 use crate::support::browser::{Browser, chromium, find, mcp_call};
@@ -38,7 +38,8 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
     let routes = service(rt.clone(), &options)
         .expect("mcp service")
         .merge(activity.router());
-    let app = activity.with_token_exchange(guard(routes, &options).expect("guard"));
+    let guard = options.guard().expect("guard");
+    let app = activity.with_token_exchange(guard.layer(routes));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });

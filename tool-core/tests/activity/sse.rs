@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 use tool_core::ToolCall;
-use tool_core::mcp::activity::{ActivityConfig, MAX_RECORDS_LIMIT};
+use tool_core::http::activity::{ActivityConfig, MAX_RECORDS_LIMIT};
 
 use crate::support::activity::{SseClient, get, get_json, runtime, serve};
 
@@ -12,7 +12,7 @@ fn seqs(events: &[Value]) -> Vec<u64> {
 }
 
 /// Waits until the feed holds `n` events.
-async fn feed_reaches(activity: &tool_core::mcp::activity::Activity, n: u64) {
+async fn feed_reaches(activity: &tool_core::http::activity::Activity, n: u64) {
     let want = Some(format!("{}.{n}", activity.feed().epoch()));
     for _ in 0..1000 {
         if activity.feed().last_event_id() == want {
@@ -405,7 +405,7 @@ async fn a_first_visit_with_a_token_sets_the_cookie_and_redirects() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_server_token_a_wrong_first_visit_is_refused() {
     let (rt, _) = runtime();
-    let activity = tool_core::mcp::activity::Activity::new(&rt)
+    let activity = tool_core::http::activity::Activity::new(&rt)
         .unwrap()
         .token("right");
     let app: axum::Router = activity.router();
@@ -422,7 +422,7 @@ async fn events_lost_before_the_feed_are_announced_with_their_count() {
     // 16-event queue overflows.
     let (rt, _) = runtime();
     let activity =
-        tool_core::mcp::activity::Activity::with_config(&rt, ActivityConfig::default().queue(16))
+        tool_core::http::activity::Activity::with_config(&rt, ActivityConfig::default().queue(16))
             .unwrap();
     let mut sub = activity.feed().subscribe(None);
     rt.session()
@@ -430,7 +430,7 @@ async fn events_lost_before_the_feed_are_announced_with_their_count() {
         .await;
     let (mut delivered, mut lost, mut seq) = (0, 0, 0);
     while delivered + lost < 102 {
-        let Some(tool_core::mcp::activity::FeedMessage::Event(e)) = sub.next().await else {
+        let Some(tool_core::http::activity::FeedMessage::Event(e)) = sub.next().await else {
             panic!("the feed ended early");
         };
         seq += 1;
@@ -450,7 +450,7 @@ async fn events_lost_before_the_feed_are_announced_with_their_count() {
 async fn close_streams_ends_open_streams_so_a_graceful_shutdown_finishes() {
     use std::future::IntoFuture;
     let (rt, _) = runtime();
-    let activity = tool_core::mcp::activity::Activity::new(&rt).unwrap();
+    let activity = tool_core::http::activity::Activity::new(&rt).unwrap();
     let app: axum::Router = activity.router();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
@@ -494,7 +494,7 @@ async fn the_token_exchange_answers_the_first_visit_in_front_of_the_guard() {
         }
     }
     let (rt, _) = runtime();
-    let activity = tool_core::mcp::activity::Activity::new(&rt)
+    let activity = tool_core::http::activity::Activity::new(&rt)
         .unwrap()
         .token("right");
     let guarded: axum::Router = activity.router().layer(axum::middleware::from_fn(guard));

@@ -154,10 +154,10 @@ impl Tool for Mixed {
             .annotations(tool_core::Annotations::new().read_only(true))
     }
     async fn call(&self, ctx: &ToolContext, args: SleepArgs) -> Result<Value, ToolError> {
-        if args.ms % 7 == 0 {
+        if args.ms.is_multiple_of(7) {
             return Err(ToolError::user("seven"));
         }
-        if args.ms % 2 == 0 {
+        if args.ms.is_multiple_of(2) {
             ctx.progress("waiting");
             tokio::time::sleep(Duration::from_millis(args.ms)).await;
         }

@@ -4,7 +4,7 @@
 // `pub` for the test modules; a test binary exports nothing.
 #![allow(unreachable_pub)]
 
-#[cfg(feature = "mcp")]
+#[cfg(feature = "http")]
 #[path = "../activity_common/mod.rs"]
 pub mod activity;
 #[cfg(feature = "mcp")]
