@@ -2,7 +2,8 @@
 //! address, the page and its records answer behind the same guard as `/mcp` (loopback names
 //! only without a token, so a DNS-rebound page reads nothing; the token, as header, cookie or
 //! a `?token=` first visit, with one), the calls a client makes through `/mcp` show up in the
-//! records, and `--no-activity` leaves the page out. Loopback only.
+//! records, a call whose client goes away mid-call ends `failure` there (under 2025-11-25 and
+//! 2026-07-28), and `--no-activity` leaves the page out. Loopback only.
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -15,8 +16,8 @@ use serde_json::{Value, json};
 
 use crate::support::mcp::*;
 
-/// A raw HTTP/1.1 request; the status, the head (lower-cased) and the body.
-fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Http {
+/// Sends a raw HTTP/1.1 request and returns the connection, its answer unread.
+fn send(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> TcpStream {
     let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
     if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
         req.push_str(&format!("Host: {addr}\r\n"));
@@ -24,11 +25,17 @@ fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Ht
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
-    req.push_str("Content-Length: 0\r\n\r\n");
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
     let mut s = TcpStream::connect(addr).expect("connect");
     s.set_read_timeout(Some(Duration::from_secs(10)))
         .expect("timeout");
     s.write_all(req.as_bytes()).expect("write");
+    s
+}
+
+/// A raw HTTP/1.1 request; the status, the head (lower-cased) and the body.
+fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Http {
+    let mut s = send(addr, method, path, headers, "");
     let mut raw = Vec::new();
     s.read_to_end(&mut raw).expect("read");
     let text = String::from_utf8_lossy(&raw).into_owned();
@@ -156,6 +163,158 @@ async fn serve_http_serves_the_activity_page_with_the_calls() {
         seen,
         [("web", "failure"), ("read_file", "success")],
         "{records:#}"
+    );
+}
+
+/// The records the page's `/activity/records` lists, as JSON.
+async fn records(addr: &str) -> Vec<Value> {
+    let addr = addr.to_owned();
+    let page = tokio::task::spawn_blocking(move || get(&addr, "/activity/records", &[]))
+        .await
+        .expect("get");
+    assert_eq!(page.status, 200, "{}", page.body);
+    let page: Value = serde_json::from_str(&page.body).expect("records JSON");
+    page["records"].as_array().expect("records").clone()
+}
+
+/// Waits (10 s at most) for the record of the `bash` call running `command` to satisfy
+/// `done`, and returns it.
+async fn record_of(addr: &str, command: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let found = records(addr)
+            .await
+            .into_iter()
+            .find(|r| r["name"] == "bash" && r["input"]["command"] == command);
+        match found {
+            Some(r) if done(&r) => return r,
+            last if Instant::now() > until => panic!("no such record for `{command}`: {last:?}"),
+            _ => tokio::time::sleep(Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// The headers of a JSON-RPC POST to `/mcp` (with the session's id, if any).
+fn mcp_headers<'a>(version: &'a str, session: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut h = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", version),
+    ];
+    h.extend(session.map(|id| ("Mcp-Session-Id", id)));
+    h
+}
+
+/// A `bash` call of `command` with a timeout of its own well past the test's waits, so that
+/// only the client going away can end it early.
+fn bash_call(command: &str, meta: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "bash", "arguments": {"command": command, "timeout": 60}, "_meta": meta,
+    }})
+    .to_string()
+}
+
+// MCP 2026-07-28 has no sessions: a client that closes its connection while its call runs has
+// left for good, and the call ends `failure` at once (not when its command would have ended).
+// Under 2025-11-25 a client may come back to a dropped stream (the server numbers its events
+// for a resume), so the call runs on while the session lives; the session's end (`DELETE`, as
+// a client does on its way out) ends it `failure`, once rmcp's drain of a closing session (up
+// to 5 s) is over. Either way nothing stays `in_progress`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_whose_client_disconnects_ends_failure_in_the_records() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &["--approve"]);
+    let addr = addr_of(&server);
+
+    // 2026-07-28: every request says who it is; closing the connection ends the call.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "gone", "version": "1"},
+    });
+    let mut headers = mcp_headers("2026-07-28", None);
+    headers.extend([("Mcp-Method", "tools/call"), ("Mcp-Name", "bash")]);
+    let connection = send(
+        &addr,
+        "POST",
+        "/mcp",
+        &headers,
+        &bash_call("sleep 41", meta),
+    );
+    let running = record_of(&addr, "sleep 41", |r| r["status"] == "in_progress").await;
+    let closed = Instant::now();
+    drop(connection);
+    let ended = record_of(&addr, "sleep 41", |r| r["status"] != "in_progress").await;
+    assert_eq!(ended["id"], running["id"]);
+    assert_eq!(ended["status"], "failure", "{ended:#}");
+    assert!(
+        ended["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("cancelled")),
+        "{ended:#}"
+    );
+    assert!(
+        closed.elapsed() < Duration::from_secs(30),
+        "ended by the disconnect"
+    );
+
+    // 2025-11-25: a session, a call whose stream is dropped, then the session's end.
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "gone", "version": "1"},
+    }});
+    let mut answer = String::new();
+    let mut init = send(
+        &addr,
+        "POST",
+        "/mcp",
+        &mcp_headers("2025-11-25", None),
+        &init.to_string(),
+    );
+    init.read_to_string(&mut answer).expect("initialize");
+    let session = (answer.lines())
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id:")
+                .map(|v| v.trim().to_owned())
+        })
+        .expect("a session id");
+    let headers = mcp_headers("2025-11-25", Some(&session));
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    drop(send(
+        &addr,
+        "POST",
+        "/mcp",
+        &headers,
+        &initialized.to_string(),
+    ));
+    let connection = send(
+        &addr,
+        "POST",
+        "/mcp",
+        &headers,
+        &bash_call("sleep 42", Value::Null),
+    );
+    let running = record_of(&addr, "sleep 42", |r| r["status"] == "in_progress").await;
+    drop(connection);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let still = record_of(&addr, "sleep 42", |_| true).await;
+    assert_eq!(
+        still["status"], "in_progress",
+        "the session may resume the stream: {still:#}"
+    );
+    let mut bye = String::new();
+    send(&addr, "DELETE", "/mcp", &headers, "")
+        .read_to_string(&mut bye)
+        .expect("delete");
+    let ended = record_of(&addr, "sleep 42", |r| r["status"] != "in_progress").await;
+    assert_eq!(ended["id"], running["id"]);
+    assert_eq!(ended["status"], "failure", "{ended:#}");
+    assert!(
+        ended["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("cancelled")),
+        "{ended:#}"
     );
 }
 
