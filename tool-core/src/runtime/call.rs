@@ -79,6 +79,7 @@ impl<'s> Call<'s> {
         }
     }
 
+    /// The steps in order; the first refusal ends them.
     async fn steps(&self, record: &mut Record<'_>) -> CallResult {
         let target = self.resolve()?;
         record.resolved(&target);
@@ -97,7 +98,7 @@ impl<'s> Call<'s> {
             (Admission::Untracked, writes) => writes,
         };
         self.approve(&target).await?;
-        let timeout = self.timeout(&target.entry)?;
+        let timeout = self.timeout(&target.entry);
         record.open();
         let _permit = self.acquire().await?;
         let result = self.execute(future, &ctx, timeout).await;
@@ -249,21 +250,12 @@ impl<'s> Call<'s> {
     }
 
     /// How long the tool may run: its own timeout, else the runtime's default, capped by
-    /// the runtime's maximum. Refused when the tokio runtime has no time driver: making a
-    /// timer without one panics, and that is the host's mistake to report, not a tool's
-    /// panic.
-    fn timeout(&self, entry: &ToolEntry) -> Result<Duration, ToolError> {
+    /// the runtime's maximum.
+    fn timeout(&self, entry: &ToolEntry) -> Duration {
         let inner = &self.session.runtime.inner;
-        let timeout = (entry.spec().timeout)
+        (entry.spec().timeout)
             .unwrap_or(inner.default_timeout)
-            .min(inner.max_timeout);
-        if std::panic::catch_unwind(|| drop(tokio::time::sleep(timeout))).is_err() {
-            return Err(ToolError::system(
-                "the tokio runtime has no time driver, so the call's deadline cannot be kept; \
-                 the host must build its runtime with `enable_all()` (or `enable_time()`)",
-            ));
-        }
-        Ok(timeout)
+            .min(inner.max_timeout)
     }
 
     /// A concurrency slot: at once when one is free, else the wait (boxed: most calls find
@@ -314,9 +306,19 @@ impl<'s> Call<'s> {
             // cooperative budget, so a tool that is always ready cannot starve its deadline.
             Some(deadline) => {
                 ctx.set_deadline(deadline);
-                tokio::time::timeout_at(deadline.into(), raced)
-                    .await
-                    .unwrap_or_else(|_| Err(ToolError::timed_out(timeout)))
+                // Making the timer panics on a tokio runtime without the time driver: the
+                // host's mistake to report, not a tool's panic.
+                let timer = || tokio::time::timeout_at(deadline.into(), raced);
+                match std::panic::catch_unwind(AssertUnwindSafe(timer)) {
+                    Ok(timed) => timed
+                        .await
+                        .unwrap_or_else(|_| Err(ToolError::timed_out(timeout))),
+                    Err(_) => Err(ToolError::system(
+                        "the tokio runtime has no time driver, so the call's deadline cannot be \
+                         kept; the host must build its runtime with `enable_all()` (or \
+                         `enable_time()`)",
+                    )),
+                }
             }
             None => raced.await,
         };
