@@ -42,7 +42,7 @@
 //!
 //! # Security of the HTTP transport
 //!
-//! The [`Guard`](crate::http::Guard) of [`crate::http`] stands in front of every route:
+//! The [`Guard`] of [`crate::http`] stands in front of every route:
 //! loopback names only without a token, the token checked in constant time with one, and
 //! `Origin` checked as the MCP specification asks ([`ServeOptions::guard`]).
 //! [`HttpServer::bind`] refuses a non-loopback address unless a token is set
