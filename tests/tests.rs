@@ -33,9 +33,11 @@ mod macros {
     mod ui;
 }
 
-/// The MCP server driven by real clients, by `toolsmith serve`, and over sessions.
+/// The MCP server driven by real clients, by `toolsmith serve` (every frame answered), and
+/// over sessions.
 mod mcp {
     mod clients;
+    mod frames;
     mod serve;
     mod sessions;
 }

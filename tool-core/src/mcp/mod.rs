@@ -34,7 +34,8 @@
 //! # Transports
 //!
 //! - [`serve_stdio`]: one session over the process's stdin and stdout (what a host spawning
-//!   the server uses); [`serve`] takes any rmcp transport.
+//!   the server uses), every frame answered once ([`serve_lines`] over any pair of streams);
+//!   [`serve`] takes any rmcp transport.
 //! - [`serve_http`] / [`HttpServer`]: streamable HTTP on `/mcp`. [`router`] gives the axum
 //!   [`Router`](axum::Router) to mount in a host's own server, and [`ServeOptions::guard`]
 //!   puts the same checks in front of a host's other routes (the live activity page of
@@ -74,6 +75,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod frames;
 mod handler;
 mod http;
 
@@ -81,6 +83,7 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
+pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
 
 use crate::http::{BadToken, Guard};
@@ -283,5 +286,36 @@ pub async fn serve_stdio(
     runtime: impl IntoRuntime,
     options: ServeOptions,
 ) -> Result<(), ServeError> {
-    serve(runtime, options, rmcp::transport::stdio()).await
+    serve_lines(runtime, options, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serves one MCP session over newline-delimited JSON-RPC (what the stdio transport carries)
+/// on `input` and `output`, until `input` ends.
+///
+/// Every frame is answered exactly once: the frames are read here before rmcp sees them, and
+/// one that is not a well-formed request (not JSON, invalid UTF-8, a lone surrogate, nesting
+/// past 128 levels, a line over [`MAX_FRAME_BYTES`], a bad envelope, `tools/call` arguments
+/// that are not an object) is answered with its own `id` wherever that can be read and the
+/// JSON-RPC code that fits (`-32700`, `-32600`, `-32602`), where rmcp's transport would drop
+/// it or answer without the `id`.
+pub async fn serve_lines<R, W>(
+    runtime: impl IntoRuntime,
+    options: ServeOptions,
+    input: R,
+    output: W,
+) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (to_rmcp, rmcp_input) = tokio::io::duplex(64 * 1024);
+    let (rmcp_output, from_rmcp) = tokio::io::duplex(64 * 1024);
+    let (answers, answered) = tokio::sync::mpsc::channel(64);
+    let reader = tokio::spawn(frames::read_frames(input, to_rmcp, answers));
+    let writer = tokio::spawn(frames::write_frames(from_rmcp, answered, output));
+    let served = serve(runtime, options, (rmcp_input, rmcp_output)).await;
+    // The session is over: stop reading; the writer ends once both its sources have.
+    reader.abort();
+    let _ = writer.await;
+    served
 }
