@@ -29,10 +29,10 @@ fn case(frame: impl Into<Vec<u8>>, id: Value, code: Option<i64>) -> Case {
 /// The frames, each request's `params` with `meta` merged in (2026-07-28's `_meta`).
 fn cases(meta: &Value) -> Vec<Case> {
     let with_meta = |mut params: Value| {
-        if let (Some(p), Some(m)) = (params.as_object_mut(), meta.as_object()) {
-            if !m.is_empty() {
-                p.insert("_meta".into(), Value::Object(m.clone()));
-            }
+        if let (Some(p), Some(m)) = (params.as_object_mut(), meta.as_object())
+            && !m.is_empty()
+        {
+            p.insert("_meta".into(), Value::Object(m.clone()));
         }
         params
     };

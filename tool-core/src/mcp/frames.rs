@@ -491,8 +491,9 @@ mod tests {
 
     #[tokio::test]
     async fn a_line_over_the_limit_is_answered_and_skipped() {
-        let mut input =
-            format!(r#"{{"jsonrpc":"2.0","id":8,"method":"ping","params":{{"x":""#).into_bytes();
+        let mut input = r#"{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":""#
+            .to_string()
+            .into_bytes();
         input.resize(MAX_FRAME_BYTES + 10, b'a');
         input.extend(b"\"}}\n");
         input.extend(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
