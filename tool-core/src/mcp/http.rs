@@ -5,7 +5,14 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::any_service;
 use axum::serve::{Listener, ListenerExt};
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 
@@ -33,12 +40,44 @@ pub fn service(runtime: impl IntoRuntime, options: &ServeOptions) -> Result<Rout
         // loopback-only `Host` list stays and refuses DNS-rebound names.
         config = config.disable_allowed_hosts();
     }
+    let sessions = Arc::new(LocalSessionManager::default());
     let mcp = StreamableHttpService::new(
         move || Ok(McpHandler::new(shared.clone())),
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         config,
     );
-    Ok(Router::new().route_service(MCP_PATH, mcp))
+    let mcp = any_service(mcp).layer(middleware::from_fn_with_state(sessions, end_session));
+    Ok(Router::new().route(MCP_PATH, mcp))
+}
+
+/// `DELETE /mcp` with an `Mcp-Session-Id`: 204 when it ended a live session, 404 when there
+/// was no such session. rmcp answers both with 202, which clients read as a failure (the
+/// Python SDK takes only 200 and 204 as a session ended) and which tells a client holding a
+/// stale id nothing. Every other answer (405 under 2026-07-28, which has no sessions; 400
+/// for a missing id or a bad version) is rmcp's.
+async fn end_session(
+    State(sessions): State<Arc<LocalSessionManager>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let id = match request.headers().get(HEADER_SESSION_ID) {
+        Some(id) if request.method() == Method::DELETE => id.to_str().ok().map(Arc::<str>::from),
+        _ => return next.run(request).await,
+    };
+    // Whether the session lived is asked before rmcp closes it (closing an unknown id is
+    // no error to rmcp).
+    let live = match &id {
+        Some(id) => sessions.has_session(id).await.unwrap_or(false),
+        None => false,
+    };
+    let response = next.run(request).await;
+    match response.status() {
+        StatusCode::ACCEPTED if live => StatusCode::NO_CONTENT.into_response(),
+        StatusCode::ACCEPTED => {
+            (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
+        }
+        _ => response,
+    }
 }
 
 /// The MCP endpoint behind the guard: [`service`] then [`ServeOptions::guard`].
