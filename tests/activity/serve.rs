@@ -5,8 +5,6 @@
 //! records, a call whose client goes away mid-call ends `failure` there (under 2025-11-25 and
 //! 2026-07-28), and `--no-activity` leaves the page out. Loopback only.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
 use rmcp::ServiceExt;
@@ -14,59 +12,8 @@ use rmcp::model::CallToolRequestParams;
 use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::{Value, json};
 
+use crate::support::http::*;
 use crate::support::mcp::*;
-
-/// Sends a raw HTTP/1.1 request and returns the connection, its answer unread.
-fn send(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> TcpStream {
-    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        req.push_str(&format!("Host: {addr}\r\n"));
-    }
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("timeout");
-    s.write_all(req.as_bytes()).expect("write");
-    s
-}
-
-/// A raw HTTP/1.1 request; the status, the head (lower-cased) and the body.
-fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Http {
-    let mut s = send(addr, method, path, headers, "");
-    let mut raw = Vec::new();
-    s.read_to_end(&mut raw).expect("read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .expect("status code");
-    Http {
-        status,
-        head: head.to_ascii_lowercase(),
-        body: body.to_owned(),
-    }
-}
-
-struct Http {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-fn get(addr: &str, path: &str, headers: &[(&str, &str)]) -> Http {
-    request(addr, "GET", path, headers)
-}
-
-/// `127.0.0.1:PORT` of the server's endpoint URL.
-fn addr_of(server: &ServeProcess) -> String {
-    let rest = server.url.strip_prefix("http://").expect("http url");
-    rest.split_once('/').expect("path").0.to_owned()
-}
 
 /// Waits for a line of the server's stderr starting with `prefix`.
 fn stderr_line(server: &ServeProcess, prefix: &str) -> Option<String> {
@@ -194,17 +141,6 @@ async fn record_of(addr: &str, command: &str, done: impl Fn(&Value) -> bool) -> 
     }
 }
 
-/// The headers of a JSON-RPC POST to `/mcp` (with the session's id, if any).
-fn mcp_headers<'a>(version: &'a str, session: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
-    let mut h = vec![
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json, text/event-stream"),
-        ("MCP-Protocol-Version", version),
-    ];
-    h.extend(session.map(|id| ("Mcp-Session-Id", id)));
-    h
-}
-
 /// A `bash` call of `command` with a timeout of its own well past the test's waits, so that
 /// only the client going away can end it early.
 fn bash_call(command: &str, meta: Value) -> String {
@@ -227,11 +163,7 @@ async fn a_call_whose_client_disconnects_ends_failure_in_the_records() {
     let addr = addr_of(&server);
 
     // 2026-07-28: every request says who it is; closing the connection ends the call.
-    let meta = json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "gone", "version": "1"},
-    });
+    let meta = meta_2026("gone");
     let mut headers = mcp_headers("2026-07-28", None);
     headers.extend([("Mcp-Method", "tools/call"), ("Mcp-Name", "bash")]);
     let connection = send(
@@ -259,35 +191,8 @@ async fn a_call_whose_client_disconnects_ends_failure_in_the_records() {
     );
 
     // 2025-11-25: a session, a call whose stream is dropped, then the session's end.
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "gone", "version": "1"},
-    }});
-    let mut answer = String::new();
-    let mut init = send(
-        &addr,
-        "POST",
-        "/mcp",
-        &mcp_headers("2025-11-25", None),
-        &init.to_string(),
-    );
-    init.read_to_string(&mut answer).expect("initialize");
-    let session = (answer.lines())
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("mcp-session-id:")
-                .map(|v| v.trim().to_owned())
-        })
-        .expect("a session id");
+    let session = initialize_2025(&addr, "gone");
     let headers = mcp_headers("2025-11-25", Some(&session));
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    drop(send(
-        &addr,
-        "POST",
-        "/mcp",
-        &headers,
-        &initialized.to_string(),
-    ));
     let connection = send(
         &addr,
         "POST",
@@ -303,10 +208,8 @@ async fn a_call_whose_client_disconnects_ends_failure_in_the_records() {
         still["status"], "in_progress",
         "the session may resume the stream: {still:#}"
     );
-    let mut bye = String::new();
-    send(&addr, "DELETE", "/mcp", &headers, "")
-        .read_to_string(&mut bye)
-        .expect("delete");
+    let bye = request(&addr, "DELETE", "/mcp", &headers);
+    assert_eq!(bye.status, 204, "{}", bye.body);
     let ended = record_of(&addr, "sleep 42", |r| r["status"] != "in_progress").await;
     assert_eq!(ended["id"], running["id"]);
     assert_eq!(ended["status"], "failure", "{ended:#}");

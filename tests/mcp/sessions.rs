@@ -6,6 +6,9 @@
 //! As the MCP specification asks, a dropped HTTP *response stream* is not taken as a
 //! cancellation (the client may resume it); the client ending its session, or sending
 //! `notifications/cancelled`, is.
+//!
+//! `DELETE /mcp` of a live 2025-11-25 session answers 204 and ends it, of an unknown one
+//! 404; under 2026-07-28, which has no sessions, it is not allowed (405).
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -16,6 +19,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use toolsmith::mcp::ServeOptions;
 
+use crate::support::http::*;
 use crate::support::mcp::*;
 
 /// Waits until the slow tool has seen `n` more cancellations than `before`.
@@ -228,4 +232,70 @@ async fn serve_honours_read_only_roots() {
         std::fs::read_to_string(dir.path().join("a.txt")).expect("a"),
         "alpha\n"
     );
+}
+
+/// A `tools/list` POST with `headers`; its status.
+fn list_status(addr: &str, headers: &[(&str, &str)]) -> u16 {
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}).to_string();
+    Http::read(send(addr, "POST", "/mcp", headers, &list)).status
+}
+
+// rmcp answered `DELETE /mcp` with 202, for a live session and an unknown one alike; the
+// Python SDK takes anything but 200 or 204 as "Session termination failed".
+#[test]
+fn deleting_a_live_session_answers_204_and_ends_it() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &["--no-activity"]);
+    let addr = addr_of(&server);
+    let session = initialize_2025(&addr, "leaving");
+    let headers = mcp_headers("2025-11-25", Some(&session));
+    assert_eq!(list_status(&addr, &headers), 200, "the session lives");
+
+    let bye = request(&addr, "DELETE", "/mcp", &headers);
+    assert_eq!(bye.status, 204, "{}\n{}", bye.head, bye.body);
+    assert_eq!(bye.body, "", "a 204 has no body");
+    // The session is gone: a request in it, and a second DELETE, find no session.
+    assert_eq!(list_status(&addr, &headers), 404, "the session ended");
+    let again = request(&addr, "DELETE", "/mcp", &headers);
+    assert_eq!(again.status, 404, "{}", again.body);
+}
+
+#[test]
+fn deleting_an_unknown_session_answers_404() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &["--no-activity"]);
+    let addr = addr_of(&server);
+    let live = initialize_2025(&addr, "staying");
+    // Under 2025-11-25, and with no version header (2025-03-26, the default).
+    for headers in [
+        mcp_headers("2025-11-25", Some("no-such-session")),
+        vec![("Mcp-Session-Id", "no-such-session")],
+    ] {
+        let r = request(&addr, "DELETE", "/mcp", &headers);
+        assert_eq!(r.status, 404, "{headers:?}: {}\n{}", r.head, r.body);
+        assert!(r.body.contains("Session not found"), "{}", r.body);
+    }
+    // Without an id there is nothing to end: rmcp's 400 says the id is required.
+    let r = request(&addr, "DELETE", "/mcp", &mcp_headers("2025-11-25", None));
+    assert_eq!(r.status, 400, "{}", r.body);
+    let headers = mcp_headers("2025-11-25", Some(&live));
+    assert_eq!(list_status(&addr, &headers), 200, "other sessions live on");
+}
+
+// MCP 2026-07-28 has no sessions, so `DELETE /mcp` has nothing to end: it answers 405 (only
+// POST is allowed), never a 2xx that would pretend a session ended, even with the id of a
+// 2025-11-25 session, which lives on.
+#[test]
+fn under_2026_07_28_delete_is_not_allowed() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &["--no-activity"]);
+    let addr = addr_of(&server);
+    let live = initialize_2025(&addr, "older");
+    for session in [None, Some("no-such-session"), Some(live.as_str())] {
+        let r = request(&addr, "DELETE", "/mcp", &mcp_headers("2026-07-28", session));
+        assert_eq!(r.status, 405, "{session:?}: {}\n{}", r.head, r.body);
+        assert_eq!(r.header("allow"), Some("post"), "{}", r.head);
+    }
+    let headers = mcp_headers("2025-11-25", Some(&live));
+    assert_eq!(list_status(&addr, &headers), 200, "the session lives on");
 }

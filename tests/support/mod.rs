@@ -1,6 +1,7 @@
-//! What the tests share, one submodule per area: the command line, the macro tests' calls, the
-//! MCP test tools, servers and clients, and the provider tests' sandbox; plus tool-core's
-//! browser driver and provider fixtures, included by path. Here: the tools the facade links.
+//! What the tests share, one submodule per area: the command line, raw HTTP requests, the macro
+//! tests' calls, the MCP test tools, servers and clients, and the provider tests' sandbox; plus
+//! tool-core's browser driver and provider fixtures, included by path. Here: the tools the
+//! facade links.
 // `pub` for the test modules; a test binary exports nothing.
 #![allow(unreachable_pub)]
 
@@ -14,6 +15,7 @@ pub mod cli;
 #[cfg(feature = "std")]
 #[path = "../../tool-core/tests/fixtures/mod.rs"]
 pub mod fixtures;
+pub mod http;
 pub mod macros;
 pub mod mcp;
 #[cfg(feature = "std")]

@@ -1,0 +1,138 @@
+//! Raw HTTP/1.1 against a loopback server (`toolsmith serve --http`): a request written by
+//! hand, its answer read whole, and the MCP requests of both protocol versions (a
+//! 2025-11-25 session's `initialize`, the headers a 2026-07-28 request carries), so a test
+//! sees exactly the status and headers the server sends.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::mcp::ServeProcess;
+
+/// Sends a raw HTTP/1.1 request (`Connection: close`) and returns the connection, its
+/// answer unread.
+pub fn send(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> TcpStream {
+    let mut req = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    s.write_all(req.as_bytes()).expect("write");
+    s
+}
+
+/// A server's whole answer: the status, the head (lower-cased) and the body.
+pub struct Http {
+    pub status: u16,
+    pub head: String,
+    pub body: String,
+}
+
+impl Http {
+    /// Reads the answer on `connection` to its end.
+    pub fn read(mut connection: TcpStream) -> Http {
+        let mut raw = Vec::new();
+        connection.read_to_end(&mut raw).expect("read");
+        let text = String::from_utf8_lossy(&raw).into_owned();
+        let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .expect("status code");
+        Http {
+            status,
+            head: head.to_ascii_lowercase(),
+            body: body.to_owned(),
+        }
+    }
+
+    /// The value of header `name` (lower-case), if the answer has it.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k == name).then(|| v.trim())
+        })
+    }
+}
+
+/// A raw HTTP/1.1 request with an empty body, answered whole.
+pub fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Http {
+    Http::read(send(addr, method, path, headers, ""))
+}
+
+/// A raw `GET`, answered whole.
+pub fn get(addr: &str, path: &str, headers: &[(&str, &str)]) -> Http {
+    request(addr, "GET", path, headers)
+}
+
+/// `127.0.0.1:PORT` of the server's endpoint URL.
+pub fn addr_of(server: &ServeProcess) -> String {
+    let rest = server.url.strip_prefix("http://").expect("http url");
+    rest.split_once('/').expect("path").0.to_owned()
+}
+
+/// The headers of a JSON-RPC POST to `/mcp` (with the session's id, if any).
+pub fn mcp_headers<'a>(version: &'a str, session: Option<&'a str>) -> Vec<(&'a str, &'a str)> {
+    let mut h = vec![
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Protocol-Version", version),
+    ];
+    h.extend(session.map(|id| ("Mcp-Session-Id", id)));
+    h
+}
+
+/// The `_meta` every 2026-07-28 request carries in place of a session.
+pub fn meta_2026(client: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+    })
+}
+
+/// Starts a 2025-11-25 session on the server at `addr` (`initialize`, then
+/// `notifications/initialized`); its `Mcp-Session-Id`.
+pub fn initialize_2025(addr: &str, client: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": client, "version": "1"},
+    }});
+    let answer = Http::read(send(
+        addr,
+        "POST",
+        "/mcp",
+        &mcp_headers("2025-11-25", None),
+        &init.to_string(),
+    ));
+    assert_eq!(answer.status, 200, "initialize: {}", answer.body);
+    let session = answer
+        .header("mcp-session-id")
+        .expect("a session id")
+        .to_owned();
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let answer = Http::read(send(
+        addr,
+        "POST",
+        "/mcp",
+        &mcp_headers("2025-11-25", Some(&session)),
+        &initialized.to_string(),
+    ));
+    assert_eq!(answer.status, 202, "initialized: {}", answer.body);
+    session
+}
