@@ -58,6 +58,15 @@ async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime,
     let web = WebConfig::from_options(options.searxng_url.as_deref(), &options.allow_hosts)
         .map_err(|e| e.to_string())?;
     let workspace = host::workspace(options)?;
+    // Temporary files of writes killed mid-way (a bounded walk; each write cleans its own
+    // directory as well).
+    let swept = workspace.remove_stale_temp_files();
+    if swept.removed > 0 {
+        notice(&format!(
+            "removed {} temporary file(s) left by killed writes",
+            swept.removed
+        ));
+    }
     let shell = host::shell_config(options)?;
     let prompts = prompt_context(options).await?;
     let mut builder = Runtime::builder(Arc::new(registry))

@@ -22,7 +22,10 @@
 //!    are opened, and the opens are non-blocking, so nothing can make a tool wait on a pipe.
 //! 4. Writes are atomic ([`Workspace::write_file`]): a temporary file in the same directory,
 //!    `fsync`, then a rename over the target. A hard link to a file outside the root therefore
-//!    never carries a write out: the link is replaced, the outside file is untouched.
+//!    never carries a write out: the link is replaced, the outside file is untouched. The
+//!    temporary file of a writer killed mid-way is removed by the next write in its directory,
+//!    or by [`Workspace::remove_stale_temp_files`]; its name records its writer, and nothing
+//!    else is ever removed.
 //!
 //! Every refusal is a `security_error` that names the roots a path must lie in and says to call
 //! `list_projects`.
@@ -46,6 +49,8 @@
 mod access;
 mod error;
 mod path;
+mod sweep;
+pub(crate) mod temp;
 pub mod tracking;
 mod write;
 
@@ -58,6 +63,7 @@ use globset::{GlobSet, GlobSetBuilder};
 pub use access::{EntryInfo, EntryKind, MAX_LINK_HOPS, OpenDir, OpenFile};
 pub use error::WorkspaceError;
 pub use path::{MAX_PATH_BYTES, WsPath};
+pub use sweep::{SWEEP_MAX_DEPTH, SWEEP_MAX_DIRS, SWEEP_MAX_ENTRIES, SweepReport};
 pub use write::{Existence, WriteOptions, WriteOutcome};
 
 /// The protected patterns when the host names none.

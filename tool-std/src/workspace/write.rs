@@ -9,13 +9,13 @@
 
 use std::ffi::OsString;
 use std::io::{self, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions};
 use tool_core::ToolError;
 
 use super::access::{EntryInfo, EntryKind};
+use super::temp::{self, TempKind};
 use super::{Workspace, WsPath};
 
 /// Whether a write expects its target to exist.
@@ -89,14 +89,15 @@ pub struct WriteOutcome {
 /// Permission bits of a file a write creates.
 const NEW_FILE_MODE: u32 = 0o644;
 
-/// Names of temporary files are unique per process and call.
-static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
-
 impl Workspace {
     /// Writes `bytes` to `p` atomically (into a temporary file beside it, fsynced, then
     /// renamed over it), keeping the file's permission bits. Follows a link inside the root to its target; refuses read-only
     /// roots and protected paths (the target's too), links that leave the root, and targets
     /// that are not regular files.
+    ///
+    /// Then removes the temporary files that writers killed mid-way left in the same
+    /// directory (see [`Workspace::remove_stale_temp_files`]), looking at no more than 10,000
+    /// of its entries.
     pub fn write_file(
         &self,
         p: &WsPath,
@@ -157,6 +158,7 @@ impl Workspace {
             return Err(self.io_error(&shown, &e));
         }
         sync_dir(&parent);
+        temp::remove_stale(&parent, temp::MAX_ENTRIES_PER_DIR);
         let info = parent
             .symlink_metadata(&name)
             .map(|m| EntryInfo::from_metadata(&m))
@@ -288,10 +290,8 @@ impl Workspace {
 
 /// Writes a temporary file beside `name` in `dir` and returns its name.
 fn write_temp(dir: &Dir, name: &OsString, bytes: &[u8], mode: u32) -> io::Result<OsString> {
-    let stem: String = name.to_string_lossy().chars().take(64).collect();
     for _ in 0..16 {
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp: OsString = format!(".{stem}.{}.{n}.tmp", std::process::id()).into();
+        let temp = temp::temp_name(name, TempKind::Write);
         let mut options = OpenOptions::new();
         options
             .write(true)

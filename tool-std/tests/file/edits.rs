@@ -407,3 +407,23 @@ async fn permission_bits_are_kept_and_parents_created_on_request() {
     assert_eq!(error_text(&r), "`main:a/b/c.txt` already exists");
     assert_eq!(f.read_str("a/b/c.txt"), "x");
 }
+
+/// A name of 63 four-byte characters (252 bytes, near the 255-byte limit): the temporary file
+/// beside it must still have a name the file system accepts.
+#[tokio::test]
+async fn a_long_non_ascii_name_is_written_and_replaced() {
+    let f = Fixture::new();
+    let name = "\u{1f600}".repeat(63);
+    let r = f
+        .call("create_file", json!({"path": name, "content": "one\n"}))
+        .await;
+    assert_eq!(error_type(&r), "(no error)", "{r}");
+    let r = f
+        .call(
+            "apply_patch",
+            json!({"patch": format!("*** Begin Patch\n*** Update File: {name}\n@@\n-one\n+two\n*** End Patch\n")}),
+        )
+        .await;
+    assert_eq!(error_type(&r), "(no error)", "{r}");
+    assert_eq!(f.read_str(&name), "two\n");
+}

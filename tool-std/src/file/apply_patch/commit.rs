@@ -14,7 +14,9 @@
 //! 3. **Restore** (a switch failed): the steps already done are undone in reverse: backups are
 //!    renamed back (the original inode returns, mode and all), created files removed. Only if
 //!    that fails too does the error say which file is left how and where its backup is.
-//! 4. **Finish.** Backups are removed and the directories flushed.
+//! 4. **Finish.** Backups are removed and the directories flushed; the temporary files and
+//!    backups that killed writers left in those directories are removed (see
+//!    [`Workspace::remove_stale_temp_files`]).
 //!
 //! All of it happens on directory handles opened through the workspace with no-follow opens,
 //! on single-component names: a directory swapped for a link after planning makes the open
@@ -24,17 +26,14 @@ use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::{self, Write};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions};
 use tool_core::ToolError;
 
 use super::plan::{Step, changed_meanwhile, io_error};
+use crate::workspace::temp::{self, TempKind};
 use crate::workspace::{Workspace, WsPath};
-
-/// Names of temporary and backup files are unique per process and call.
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// What a committed patch changed, for the session's file tracking.
 #[derive(Debug, Default)]
@@ -92,7 +91,7 @@ pub(crate) fn commit(ws: &Workspace, steps: Vec<Step>) -> Result<Committed, Tool
                 Done::Created(i)
             }),
             _ => {
-                let backup = side_name(&s.name, "patch-orig");
+                let backup = temp::temp_name(&s.name, TempKind::PatchBackup);
                 s.dir
                     .rename(&s.name, &s.dir, &backup)
                     .map(|()| Done::Removed(i, backup))
@@ -131,6 +130,7 @@ pub(crate) fn commit(ws: &Workspace, steps: Vec<Step>) -> Result<Committed, Tool
     }
     for dir in dirs {
         sync_dir(dir);
+        temp::remove_stale(dir, temp::MAX_ENTRIES_PER_DIR);
     }
     Ok(committed)
 }
@@ -243,7 +243,7 @@ fn remove_dirs(ws: &Workspace, made: &[WsPath]) {
 
 /// Replaces `name` with `temp`, keeping the original at a backup name.
 fn replace(dir: &Dir, name: &OsString, temp: &OsString) -> io::Result<OsString> {
-    let backup = side_name(name, "patch-orig");
+    let backup = temp::temp_name(name, TempKind::PatchBackup);
     match dir.hard_link(name, dir, &backup) {
         Ok(()) => match dir.rename(temp, dir, name) {
             Ok(()) => Ok(backup),
@@ -332,17 +332,10 @@ fn part_way(
     .with_suggestion("Tell the user: some files need to be restored by hand as described.")
 }
 
-/// `.{name}.{pid}.{n}.{suffix}`, with the name cut so the result stays short.
-fn side_name(name: &OsString, suffix: &str) -> OsString {
-    let stem: String = name.to_string_lossy().chars().take(64).collect();
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!(".{stem}.{}.{n}.{suffix}", std::process::id()).into()
-}
-
 /// Writes a temporary file beside `name`, with `mode`, flushed to disk.
 fn write_temp(dir: &Dir, name: &OsString, bytes: &[u8], mode: u32) -> io::Result<OsString> {
     for _ in 0..16 {
-        let temp = side_name(name, "patch-tmp");
+        let temp = temp::temp_name(name, TempKind::PatchNew);
         let mut options = OpenOptions::new();
         options
             .write(true)
