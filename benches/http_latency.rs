@@ -21,22 +21,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolsmith::mcp::{HttpServer, ServeOptions};
-use toolsmith::{Registry, Render, Runtime, ToolResult, tool};
+use toolsmith::{Registry, Runtime};
 
-#[derive(serde::Serialize, schemars::JsonSchema)]
-struct Echoed {
-    n: u64,
-}
-impl Render for Echoed {}
-
-/// Echo a number.
-#[tool(name = "echo", read_only, register = false)]
-async fn echo(
-    /// Any number.
-    n: u64,
-) -> ToolResult<Echoed> {
-    Ok(Echoed { n })
-}
+#[path = "support/echo.rs"]
+mod echo;
+use echo::EchoTool;
 
 fn runtime() -> Runtime {
     let registry = Registry::builder()

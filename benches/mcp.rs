@@ -29,22 +29,11 @@ use rmcp::transport::{
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use toolsmith::mcp::ServeOptions;
-use toolsmith::{Registry, Render, Runtime, ToolResult, tool};
+use toolsmith::{Registry, Runtime};
 
-#[derive(serde::Serialize, schemars::JsonSchema)]
-struct Echoed {
-    n: u64,
-}
-impl Render for Echoed {}
-
-/// Echo a number.
-#[tool(name = "echo", read_only, register = false)]
-async fn echo(
-    /// Any number.
-    n: u64,
-) -> ToolResult<Echoed> {
-    Ok(Echoed { n })
-}
+#[path = "support/echo.rs"]
+mod echo;
+use echo::EchoTool;
 
 /// The baseline: the same tool on rmcp alone.
 #[derive(Clone)]
