@@ -46,6 +46,7 @@ struct Kept<O: ?Sized> {
 trait Erased: Send + Sync + 'static {
     fn to_value(&self) -> Result<Value, ToolError>;
     fn to_json_string(&self) -> Result<String, ToolError>;
+    fn write_json(&self, w: &mut crate::activity::Meter) -> serde_json::Result<()>;
     fn status(&self) -> Option<String>;
     fn render(&self, tracker: &mut ResourcesTracker) -> Option<String>;
     fn is_success(&self) -> bool;
@@ -62,6 +63,9 @@ impl<T: Serialize + Render + Send + Sync + 'static> Erased for T {
     }
     fn to_json_string(&self) -> Result<String, ToolError> {
         serde_json::to_string(self).map_err(serialize_error)
+    }
+    fn write_json(&self, w: &mut crate::activity::Meter) -> serde_json::Result<()> {
+        serde_json::to_writer(w, self)
     }
     fn status(&self) -> Option<String> {
         Render::status(self)
@@ -111,6 +115,15 @@ impl ToolOutput {
             Some(Ok(v)) => Ok(v.to_string()),
             _ => self.0.output.to_json_string(),
         }
+    }
+
+    /// The output's JSON measured against `limit` bytes, with its first `keep` bytes: written
+    /// from the tree when there is one, else from the value, and never past the limit.
+    pub(crate) fn metered(&self, limit: usize, keep: usize) -> crate::activity::Metered {
+        crate::activity::meter_with(limit, keep, |w| match self.0.json.get() {
+            Some(Ok(v)) => serde_json::to_writer(w, v),
+            _ => self.0.output.write_json(w),
+        })
     }
 
     /// The status line, if the output has its own ([`Render::status`]).

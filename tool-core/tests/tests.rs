@@ -9,6 +9,7 @@ mod support;
 
 /// The activity of calls: records, stores, and (feature `http`) the live page's routes.
 mod activity {
+    mod bounds;
     #[cfg(feature = "mcp")]
     mod browser;
     mod lifecycle;

@@ -3,13 +3,19 @@
 //!
 //! The runtime opens and closes a call's record through a guard (`guard.rs`) that pairs
 //! the call's `TOOL_CALL_START` with its `TOOL_CALL_END` or `ERROR` on every exit; the
-//! default store is [`InMemoryActivityStore`] (`memory.rs`).
+//! default store is [`InMemoryActivityStore`] (`memory.rs`). What a record keeps is bounded in
+//! bytes (`bound.rs`): arguments past [`MAX_RECORD_INPUT_BYTES`] and results past
+//! [`MAX_RECORD_RESULT_BYTES`] are kept as a marker that says how large they were and shows how
+//! they began; a failed call keeps a summary of [`MAX_FAILED_INPUT_BYTES`].
 
+mod bound;
 mod guard;
 mod memory;
 
+pub use bound::{MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES};
+pub(crate) use bound::{Meter, Metered, meter_with};
 pub(crate) use guard::ActivityGuard;
-pub use memory::{DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
+pub use memory::{DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -20,7 +26,6 @@ use serde_json::{Map, Value};
 
 use crate::call::Arguments;
 use crate::output::ToolOutput;
-use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// The next activity id's number, shared by every runtime of the process.
 static NEXT_ACTIVITY: AtomicU64 = AtomicU64::new(1);
@@ -222,15 +227,15 @@ impl ActivityStart {
 }
 
 /// Arguments as an activity record (and a START event) keeps them: the tree, the text
-/// parsed, the text itself when it does not parse, an empty object for empty text, and a
-/// note in place of text over [`MAX_ARGUMENTS_BYTES`].
+/// parsed, the text itself when it does not parse, an empty object for empty text, and in
+/// place of arguments over [`MAX_RECORD_INPUT_BYTES`] a marker string that says how large
+/// they were and shows how they began.
 pub fn record_input(arguments: &Arguments) -> Value {
+    if bound::arguments_bytes(arguments, MAX_RECORD_INPUT_BYTES).is_none() {
+        return bound::arguments_marker(arguments, MAX_RECORD_INPUT_BYTES);
+    }
     match arguments {
         Arguments::Value(v) => v.clone(),
-        Arguments::Text(t) if t.len() > MAX_ARGUMENTS_BYTES => Value::String(format!(
-            "({} bytes of arguments, over the {MAX_ARGUMENTS_BYTES}-byte limit; not kept)",
-            t.len()
-        )),
         Arguments::Text(t) if t.trim().is_empty() => Value::Object(Map::new()),
         Arguments::Text(t) => serde_json::from_str(t).unwrap_or_else(|_| Value::String(t.clone())),
     }

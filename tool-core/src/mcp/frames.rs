@@ -47,6 +47,8 @@ where
     let mut line = Vec::new();
     loop {
         line.clear();
+        // A long line's buffer is not kept for the next one.
+        line.shrink_to(64 * 1024);
         let read = (&mut input)
             .take(MAX_FRAME_BYTES as u64 + 1)
             .read_until(b'\n', &mut line)
