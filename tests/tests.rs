@@ -38,6 +38,8 @@ mod macros {
 mod mcp {
     mod clients;
     mod frames;
+    mod fuzz;
+    mod memory;
     mod serve;
     mod sessions;
 }

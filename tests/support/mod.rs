@@ -15,11 +15,13 @@ pub mod cli;
 #[cfg(feature = "std")]
 #[path = "../../tool-core/tests/fixtures/mod.rs"]
 pub mod fixtures;
+pub mod fuzz;
 pub mod http;
 pub mod macros;
 pub mod mcp;
 #[cfg(feature = "std")]
 pub mod providers;
+pub mod stdio;
 
 /// Every tool linked into the facade, as the `toolsmith` binary has them: what `inventory`
 /// holds, less the tools this test binary submits itself (the macro tests' `#[tool]`s, which

@@ -15,8 +15,12 @@
 //! | a string with a lone surrogate (`"\ud800"`); `tools/call` whose `name` is not a string or whose `arguments` is not an object | `-32602` invalid params |
 
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+
 use tokio::sync::mpsc;
+
+use super::inflight::InFlight;
 
 /// The longest frame read, in bytes (rmcp's own limit): a longer line is answered `-32600`
 /// and skipped to its end without being kept.
@@ -31,15 +35,31 @@ enum Frame {
     /// Blank: nothing to answer.
     Blank,
     /// Well-formed: rmcp reads it as it came.
-    Forward,
+    Forward(Track),
     /// Answered here with this error response.
     Answer(Value),
 }
 
-/// Reads `input`'s lines, hands rmcp (through `to_rmcp`) the well-formed ones and writes
-/// every other frame's answer to `answers`. Returns when `input` ends or fails.
-pub(crate) async fn read_frames<R, W>(input: R, mut to_rmcp: W, answers: mpsc::Sender<String>)
-where
+/// What a forwarded frame does to the requests in flight.
+#[derive(Debug, PartialEq)]
+enum Track {
+    /// Nothing (a notification, a response to the server).
+    Nothing,
+    /// A request with this id (as JSON text): served until answered.
+    Request(String),
+    /// `notifications/cancelled` of the request with this id: no answer will come.
+    Cancel(String),
+}
+
+/// Reads `input`'s lines, hands rmcp (through `to_rmcp`) the well-formed ones, each request
+/// once `inflight` has room for it, and writes every other frame's answer to `answers`.
+/// Returns when `input` ends or fails.
+pub(crate) async fn read_frames<R, W>(
+    input: R,
+    mut to_rmcp: W,
+    answers: mpsc::Sender<String>,
+    inflight: Arc<InFlight>,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -67,12 +87,18 @@ where
         };
         match frame {
             Frame::Blank => {}
-            Frame::Forward => {
+            Frame::Forward(track) => {
+                if let Track::Request(id) = &track {
+                    inflight.admit(id.clone(), line.len()).await;
+                }
                 if to_rmcp.write_all(trim_newline(&line)).await.is_err()
                     || to_rmcp.write_all(b"\n").await.is_err()
                     || to_rmcp.flush().await.is_err()
                 {
                     return;
+                }
+                if let Track::Cancel(id) = &track {
+                    inflight.answered(id);
                 }
             }
             Frame::Answer(answer) => {
@@ -84,9 +110,14 @@ where
     }
 }
 
-/// Writes rmcp's lines and the answers made here to `output`, each line whole.
-pub(crate) async fn write_frames<R, W>(from_rmcp: R, mut answers: mpsc::Receiver<String>, output: W)
-where
+/// Writes rmcp's lines and the answers made here to `output`, each line whole; each of rmcp's
+/// answers frees its request's room in `inflight`.
+pub(crate) async fn write_frames<R, W>(
+    from_rmcp: R,
+    mut answers: mpsc::Receiver<String>,
+    output: W,
+    inflight: Arc<InFlight>,
+) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
@@ -96,7 +127,12 @@ where
     while rmcp_open || answers_open {
         let line = tokio::select! {
             line = lines.next_line(), if rmcp_open => match line {
-                Ok(Some(line)) => line,
+                Ok(Some(line)) => {
+                    if let Some(id) = answer_id(line.as_bytes()) {
+                        inflight.answered(&id.to_string());
+                    }
+                    line
+                }
                 _ => {
                     rmcp_open = false;
                     continue;
@@ -215,7 +251,7 @@ fn check(frame: &Map<String, Value>) -> Frame {
     let method = match frame.get("method") {
         // A response (to a request of the server's): rmcp matches it.
         None if id.is_some() && (frame.contains_key("result") || frame.contains_key("error")) => {
-            return Frame::Forward;
+            return Frame::Forward(Track::Nothing);
         }
         None => return invalid("`method` is missing"),
         Some(Value::String(m)) => m.as_str(),
@@ -242,7 +278,16 @@ fn check(frame: &Map<String, Value>) -> Frame {
             return Frame::Answer(error(id, -32602, format!("Invalid params: {why}")));
         }
     }
-    Frame::Forward
+    if method == "notifications/cancelled" {
+        let cancelled = params.and_then(|p| p.get("requestId"));
+        if let Some(request) = cancelled {
+            return Frame::Forward(Track::Cancel(request.to_string()));
+        }
+    }
+    match id {
+        Some(id) => Frame::Forward(Track::Request(id.to_string())),
+        None => Frame::Forward(Track::Nothing),
+    }
 }
 
 /// Whether a `\uXXXX` escape names half of a UTF-16 surrogate pair without the other half.
@@ -296,6 +341,22 @@ fn depth(text: &[u8]) -> usize {
 /// The top-level `"id"` of a frame that does not parse as a whole, when it is a string, a
 /// number or null that can be read: a tolerant scan of the object's first level.
 fn scan_id(text: &[u8]) -> Option<Value> {
+    let start = scan_key(text, b"\"id\"")?;
+    read_scalar(text, start)
+}
+
+/// The `id` of an answer rmcp wrote (a line with an `id` and no `method`; a line with both is
+/// a request of the server's own).
+fn answer_id(line: &[u8]) -> Option<Value> {
+    match scan_key(line, b"\"method\"") {
+        Some(_) => None,
+        None => scan_id(line),
+    }
+}
+
+/// Where the value of the top-level `key` (quoted) begins, in a tolerant scan of an object's
+/// first level.
+fn scan_key(text: &[u8], key: &[u8]) -> Option<usize> {
     let mut i = text.iter().position(|b| !b.is_ascii_whitespace())?;
     if text[i] != b'{' {
         return None;
@@ -307,9 +368,8 @@ fn scan_id(text: &[u8]) -> Option<Value> {
             b'"' => {
                 let end = string_end(text, i)?;
                 let is_key = depth == 1 && next_token(text, end) == Some(b':');
-                if is_key && &text[i..end] == b"\"id\"" {
-                    let start = skip_ws(text, skip_ws(text, end) + 1);
-                    return read_scalar(text, start);
+                if is_key && &text[i..end] == key {
+                    return Some(skip_ws(text, skip_ws(text, end) + 1));
                 }
                 i = end;
                 continue;
@@ -398,7 +458,10 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"x"}}"#,
             r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
         ] {
-            assert_eq!(classify(line.as_bytes()), Frame::Forward, "{line}");
+            assert!(
+                matches!(classify(line.as_bytes()), Frame::Forward(_)),
+                "{line}"
+            );
         }
         assert_eq!(classify(b"  "), Frame::Blank);
     }
@@ -502,7 +565,7 @@ mod tests {
         input.push(b'\n');
         let (tx, mut rx) = mpsc::channel(4);
         let mut forwarded = Vec::new();
-        read_frames(&input[..], &mut forwarded, tx).await;
+        read_frames(&input[..], &mut forwarded, tx, InFlight::new()).await;
         let answer: Value = serde_json::from_str(&rx.recv().await.unwrap()).unwrap();
         assert_eq!(answer["id"], 8);
         assert_eq!(answer["error"]["code"], -32600);

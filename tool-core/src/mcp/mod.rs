@@ -78,6 +78,7 @@
 mod frames;
 mod handler;
 mod http;
+mod inflight;
 
 use std::sync::Arc;
 
@@ -85,6 +86,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
+pub use inflight::MAX_IN_FLIGHT_BYTES;
 
 use crate::http::{BadToken, Guard};
 use crate::registry::Registry;
@@ -298,6 +300,10 @@ pub async fn serve_stdio(
 /// that are not an object) is answered with its own `id` wherever that can be read and the
 /// JSON-RPC code that fits (`-32700`, `-32600`, `-32602`), where rmcp's transport would drop
 /// it or answer without the `id`.
+///
+/// The requests being served at once hold at most [`MAX_IN_FLIGHT_BYTES`] (each counted as
+/// its frame plus 16 KiB); past that, the next frame is read once an answer has gone out, so
+/// a client cannot grow the server's memory by sending faster than the tools answer.
 pub async fn serve_lines<R, W>(
     runtime: impl IntoRuntime,
     options: ServeOptions,
@@ -311,8 +317,14 @@ where
     let (to_rmcp, rmcp_input) = tokio::io::duplex(64 * 1024);
     let (rmcp_output, from_rmcp) = tokio::io::duplex(64 * 1024);
     let (answers, answered) = tokio::sync::mpsc::channel(64);
-    let reader = tokio::spawn(frames::read_frames(input, to_rmcp, answers));
-    let writer = tokio::spawn(frames::write_frames(from_rmcp, answered, output));
+    let inflight = inflight::InFlight::new();
+    let reader = tokio::spawn(frames::read_frames(
+        input,
+        to_rmcp,
+        answers,
+        inflight.clone(),
+    ));
+    let writer = tokio::spawn(frames::write_frames(from_rmcp, answered, output, inflight));
     let served = serve(runtime, options, (rmcp_input, rmcp_output)).await;
     // The session is over: stop reading; the writer ends once both its sources have.
     reader.abort();

@@ -1,0 +1,217 @@
+//! `toolsmith serve` over stdio driven frame by frame: frames written from a thread of their
+//! own (the server answers while a long frame is still being written), answers read on
+//! another (a frame left unanswered fails a test at its deadline instead of blocking it), and
+//! the server's memory read from `/proc`.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// A `toolsmith serve` child on stdio.
+pub struct StdioServe {
+    child: Child,
+    log: std::path::PathBuf,
+    stdin: Option<ChildStdin>,
+    writer: Option<JoinHandle<ChildStdin>>,
+    answers: mpsc::Receiver<String>,
+    /// Every answer read so far, by its `id` as JSON text (`null` for answers without one).
+    pub by_id: HashMap<String, Vec<Value>>,
+}
+
+impl StdioServe {
+    /// Starts `toolsmith <args> serve` in `cwd`, with no search backend configured and its
+    /// stderr written to `cwd/serve.stderr` ([`stderr`](Self::stderr)).
+    pub fn start(cwd: &Path, args: &[&str]) -> StdioServe {
+        let log = std::fs::File::create(cwd.join("serve.stderr")).expect("stderr file");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+            .args(args)
+            .arg("serve")
+            .current_dir(cwd)
+            .env_remove("SEARXNG_URL")
+            .env_remove("TOOLSMITH_SEARXNG_URL")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .expect("spawn toolsmith serve");
+        let (tx, answers) = mpsc::channel::<String>();
+        let stdout = child.stdout.take().expect("stdout");
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        StdioServe {
+            stdin: child.stdin.take(),
+            child,
+            log: cwd.join("serve.stderr"),
+            writer: None,
+            answers,
+            by_id: HashMap::new(),
+        }
+    }
+
+    /// What the server wrote to stderr so far.
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// The child's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Writes `frames`, each followed by a newline, from a thread of its own; a later `send`
+    /// or `close` waits for it.
+    pub fn send(&mut self, frames: Vec<Vec<u8>>) {
+        let mut stdin = self.take_stdin();
+        self.writer = Some(std::thread::spawn(move || {
+            for frame in frames {
+                // A server that stopped reading fails the test by its missing answers.
+                if stdin.write_all(&frame).is_err() || stdin.write_all(b"\n").is_err() {
+                    break;
+                }
+            }
+            stdin
+        }));
+    }
+
+    fn take_stdin(&mut self) -> ChildStdin {
+        match self.writer.take() {
+            Some(writer) => writer.join().expect("the writer thread"),
+            None => self.stdin.take().expect("stdin still open"),
+        }
+    }
+
+    /// Reads answers until `want` have come in all (counting those read before) or `limit`
+    /// passes. Returns whether all came.
+    pub fn read_until(&mut self, want: usize, limit: Duration) -> bool {
+        let until = Instant::now() + limit;
+        while self.answered() < want {
+            let left = until.saturating_duration_since(Instant::now());
+            let Ok(line) = self.answers.recv_timeout(left) else {
+                return false;
+            };
+            let answer: Value = serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("an answer that is not JSON ({e}): {line:.300}"));
+            self.by_id
+                .entry(answer["id"].to_string())
+                .or_default()
+                .push(answer);
+        }
+        true
+    }
+
+    /// How many answers were read.
+    pub fn answered(&self) -> usize {
+        self.by_id.values().map(Vec::len).sum()
+    }
+
+    /// The answers to `id`.
+    pub fn answers_to(&self, id: &Value) -> &[Value] {
+        self.by_id
+            .get(&id.to_string())
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// The child's peak and current resident memory, in bytes (`VmHWM`, `VmRSS`).
+    pub fn memory(&self) -> (u64, u64) {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()))
+            .expect("the server's /proc status");
+        let field = |name: &str| -> u64 {
+            let line = status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .unwrap_or_else(|| panic!("{name} in /proc status"));
+            let kb: u64 = line
+                .split_whitespace()
+                .nth(1)
+                .and_then(|n| n.parse().ok())
+                .expect("a number of kB");
+            kb * 1024
+        };
+        (field("VmHWM:"), field("VmRSS:"))
+    }
+
+    /// Closes stdin and waits for the server to exit (killing it after `grace`); whether it
+    /// exited by itself, with success.
+    pub fn close(mut self, grace: Duration) -> bool {
+        drop(self.take_stdin());
+        let until = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return status.success(),
+                Ok(None) if Instant::now() < until => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return false;
+                }
+            }
+        }
+    }
+}
+
+impl Drop for StdioServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A client speaking one protocol version: the frames that open a connection, and requests
+/// with the version's `_meta`.
+#[derive(Clone, Copy, Debug)]
+pub enum Version {
+    /// 2025-11-25: `initialize`, then `notifications/initialized`.
+    V2025,
+    /// 2026-07-28: no handshake; `_meta` on every request.
+    V2026,
+}
+
+impl Version {
+    /// The frames that open a connection (the `initialize` request has id `"init"`).
+    pub fn prelude(self) -> Vec<Vec<u8>> {
+        match self {
+            Version::V2025 => vec![
+                json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+                    "protocolVersion": "2025-11-25", "capabilities": {},
+                    "clientInfo": {"name": "toolsmith-tests", "version": "1"},
+                }})
+                .to_string()
+                .into_bytes(),
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
+                    .to_string()
+                    .into_bytes(),
+            ],
+            Version::V2026 => Vec::new(),
+        }
+    }
+
+    /// How many answers the prelude gets.
+    pub fn prelude_answers(self) -> usize {
+        match self {
+            Version::V2025 => 1,
+            Version::V2026 => 0,
+        }
+    }
+
+    /// A request `{"jsonrpc": "2.0", id, method, params}` with this version's `_meta`.
+    pub fn request(self, id: &Value, method: &str, mut params: Value) -> Value {
+        if let (Version::V2026, Some(p)) = (self, params.as_object_mut()) {
+            p.insert("_meta".into(), super::http::meta_2026("toolsmith-tests"));
+        }
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+    }
+}
