@@ -42,6 +42,7 @@ mod mcp {
     mod memory;
     mod serve;
     mod sessions;
+    mod state;
 }
 
 /// Provider formats for every tool linked into the facade.

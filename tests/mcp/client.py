@@ -7,6 +7,8 @@ The steps are a JSON array on stdin; each answers with one JSON line on stdout:
 
     {"op": "list"}                                     -> {"tools": [...]} (as the server sent them)
     {"op": "call", "name", "arguments", "progress"?}   -> {"isError", "text", "structured", "progress": [...]}
+    {"op": "write", "path", "content"}                 -> {"written": true}
+        changes a file on disk between calls, as a user's editor does
     {"op": "cancel", "name", "arguments", "after"?}    -> {"cancelled": true, "progress": [...]}
         starts the call with a progress token and abandons it after the first progress
         notification (whose message contains `after`, when given); the client then sends
@@ -52,6 +54,10 @@ async def run_steps(session, steps):
                 "structured": result.structured_content,
                 "progress": seen,
             }
+        elif op == "write":
+            with open(step["path"], "w", encoding="utf-8") as f:
+                f.write(step["content"])
+            out = {"written": True}
         elif op == "cancel":
             seen = []
             first = anyio.Event()

@@ -158,6 +158,8 @@ pub(crate) struct SessionParts {
     pub(crate) services: Services,
     /// The session's token; each call's own is a child of it.
     pub(crate) cancel: CancellationToken,
+    /// Whether the host marks the session's turns ([`crate::SessionConfig::turns`]).
+    pub(crate) turns: bool,
 }
 
 /// What a tool gets while it runs: the call's identity, the session, the host's services,
@@ -237,6 +239,7 @@ impl ToolContext {
             state: SessionState::default(),
             services: Services::new(),
             cancel: CancellationToken::new(),
+            turns: true,
         });
         ToolContext::new(
             Arc::from("detached"),
@@ -265,6 +268,13 @@ impl ToolContext {
     /// The session state: per-turn counters and session values.
     pub fn session(&self) -> &SessionState {
         &self.session.state
+    }
+
+    /// Whether this session's calls come in turns its host marks
+    /// ([`SessionConfig::turns`](crate::SessionConfig::turns)): when not (an MCP server, a
+    /// command line), per-turn limits mean nothing and a tool limits by time instead.
+    pub fn has_turns(&self) -> bool {
+        self.session.turns
     }
 
     /// A host service of type `T`: the session's own first, then the runtime's.

@@ -36,6 +36,12 @@ pub(crate) struct GlobalOptions {
     /// Exempts a host from the web tool's private-address refusal (repeatable).
     #[arg(long = "allow-host", value_name = "HOST", global = true)]
     pub(crate) allow_hosts: Vec<String>,
+    /// How many web searches the server allows per --search-window (default 10).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) search_limit: Option<usize>,
+    /// The rolling window of --search-limit, in seconds (default 60; fractions allowed).
+    #[arg(long, value_name = "SECS", global = true, value_parser = positive_secs)]
+    pub(crate) search_window: Option<f64>,
     /// The bash tool's timeout when a call gives none, in seconds (default 5).
     #[arg(long, value_name = "SECS", global = true)]
     pub(crate) bash_timeout: Option<u64>,
@@ -120,4 +126,14 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// A positive, finite number of seconds.
+fn positive_secs(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds between 0 and 86400 (such as 60 or 0.5)"
+        )),
+    }
 }

@@ -119,6 +119,24 @@ pub(crate) fn store_path(options: &GlobalOptions, roots: &[Root]) -> PathBuf {
     }
 }
 
+/// The web tool's configuration: `--searxng-url`, `--allow-host`, and the server-wide search
+/// window of `--search-limit` per `--search-window`.
+pub(crate) fn web_config(options: &GlobalOptions) -> Result<tool_std::web::WebConfig, String> {
+    let web = tool_std::web::WebConfig::from_options(
+        options.searxng_url.as_deref(),
+        &options.allow_hosts,
+    )
+    .map_err(|e| e.to_string())?;
+    let limit = options
+        .search_limit
+        .unwrap_or(tool_std::web::MAX_SEARCHES_PER_TURN);
+    let window = options.search_window.map_or(
+        tool_std::web::DEFAULT_SEARCH_WINDOW,
+        std::time::Duration::from_secs_f64,
+    );
+    Ok(web.with_search_window(limit, window))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

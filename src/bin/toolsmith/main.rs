@@ -20,7 +20,6 @@ use tool_core::{
     ApproveAll, Mode, Permission, Registry, Runtime, SessionConfig, ToolCall, ToolFilter, ToolSpec,
 };
 use tool_std::prompt::{AgentStore, PromptContext, SqliteAgentStore};
-use tool_std::web::WebConfig;
 
 use args::{Cli, Command, GlobalOptions};
 
@@ -181,9 +180,9 @@ async fn call(
     name: String,
     arguments: Option<String>,
 ) -> ExitCode {
-    let web = match WebConfig::from_options(options.searxng_url.as_deref(), &options.allow_hosts) {
+    let web = match host::web_config(options) {
         Ok(w) => w,
-        Err(e) => return fail(2, &e.to_string()),
+        Err(e) => return fail(2, &e),
     };
     let store_needed = registry
         .get(&name)
@@ -210,7 +209,7 @@ async fn call(
         builder = builder.approver(ApproveAll);
     }
     let runtime = builder.build();
-    let session = runtime.session_with(SessionConfig::default().mode(mode));
+    let session = runtime.session_with(SessionConfig::default().mode(mode).turns(false));
     let arguments = arguments.unwrap_or_else(|| "{}".to_owned());
     let outcome = session.call(ToolCall::new("cli", name, arguments)).await;
     if let Err(e) = print_json(&outcome.to_json()) {

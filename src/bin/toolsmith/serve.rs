@@ -12,7 +12,6 @@ use std::sync::Arc;
 use tool_core::http::activity::Activity;
 use tool_core::mcp::{HttpServer, ServeOptions};
 use tool_core::{ApproveAll, Registry, Runtime};
-use tool_std::web::WebConfig;
 
 use crate::args::GlobalOptions;
 use crate::{fail, host, notice, prompt_context};
@@ -55,8 +54,7 @@ pub(crate) fn read_arguments(
 
 /// The runtime `serve` offers: every tool with its host services, approval per `--approve`.
 async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime, String> {
-    let web = WebConfig::from_options(options.searxng_url.as_deref(), &options.allow_hosts)
-        .map_err(|e| e.to_string())?;
+    let web = host::web_config(options)?;
     let workspace = host::workspace(options)?;
     // Temporary files of writes killed mid-way (a bounded walk; each write cleans its own
     // directory as well).

@@ -73,7 +73,7 @@ impl Shared {
             runtime,
             tools,
             info,
-            session: options.session.clone().mode(Mode::Mcp),
+            session: options.session.clone().mode(Mode::Mcp).turns(false),
         })
     }
 }

@@ -189,7 +189,7 @@ impl<'s> Call<'s> {
     /// The redundancy check (see the [module docs](super)): whether an identical call came
     /// first in this turn, and for a call that writes, its key.
     fn admit(&self, t: &Target) -> (Admission, Option<DedupeKey>) {
-        if !self.session.runtime.inner.dedupe {
+        if !self.session.runtime.inner.dedupe || !self.session.parts.turns {
             return (Admission::Untracked, None);
         }
         let spec = t.entry.spec();

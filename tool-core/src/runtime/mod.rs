@@ -243,6 +243,7 @@ impl Runtime {
                 state: SessionState::default(),
                 services: config.services,
                 cancel: CancellationToken::new(),
+                turns: config.turns,
             }),
             turn: Arc::new(Mutex::new(TurnCache::default())),
         }
@@ -260,6 +261,13 @@ pub struct SessionConfig {
     pub permissions: PermissionSet,
     /// Services for this session only; they shadow the runtime's.
     pub services: Services,
+    /// Whether the session's calls come in turns its host marks
+    /// ([`Session::clear_current_turn`] when the model answers), as an agent loop's do
+    /// (default `true`). Only then is a call answered from an identical earlier one of its
+    /// turn, and only then do per-turn limits apply. A host that does not know the turns
+    /// (an MCP server, where each request stands alone; a command line) says `false`: every
+    /// call runs, and tools fall back to limits by time.
+    pub turns: bool,
 }
 
 impl Default for SessionConfig {
@@ -268,6 +276,7 @@ impl Default for SessionConfig {
             mode: Mode::Agent,
             permissions: PermissionSet::all(),
             services: Services::new(),
+            turns: true,
         }
     }
 }
@@ -281,6 +290,11 @@ impl SessionConfig {
     /// Sets the permissions.
     pub fn permissions(mut self, p: PermissionSet) -> Self {
         self.permissions = p;
+        self
+    }
+    /// Sets whether the session's calls come in turns (see [`turns`](Self::turns)).
+    pub fn turns(mut self, on: bool) -> Self {
+        self.turns = on;
         self
     }
     /// Adds a session service.

@@ -1,6 +1,6 @@
 //! The runtime's redundancy check: the same call twice in a turn runs once (also when the two
-//! run concurrently) unless turned off, and a call that may write makes the turn's earlier
-//! answers stale.
+//! run concurrently) unless turned off or the session has no turns, and a call that may write
+//! makes the turn's earlier answers stale.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
@@ -86,6 +86,26 @@ async fn dedupe_can_be_turned_off() {
     let second = s.call(call("c2", "counted", json!({"key": "k"}))).await;
     assert_eq!(second.duplicate_of, None);
     assert_eq!(counted.runs.load(Ordering::SeqCst), 2);
+}
+
+/// A session whose host does not mark turns (an MCP server, a command line) never answers a
+/// call from another: over stdio, a read after the file changed once answered the old content
+/// for the whole connection.
+#[tokio::test]
+async fn a_session_without_turns_runs_every_call() {
+    let counted = Counted::default();
+    let runtime = Runtime::builder(registry(|b| b.register(counted.clone()))).build();
+    let s = runtime.session_with(tool_core::SessionConfig::default().turns(false));
+    s.call(call("c1", "counted", json!({"key": "k"}))).await;
+    let second = s.call(call("c2", "counted", json!({"key": "k"}))).await;
+    assert_eq!(second.duplicate_of, None);
+    assert_eq!(second.to_json(), json!({"key": "k", "run": 2}));
+    assert_eq!(counted.runs.load(Ordering::SeqCst), 2);
+    // A session of the same runtime with turns still answers duplicates.
+    let t = runtime.session();
+    t.call(call("c3", "counted", json!({"key": "k"}))).await;
+    let dup = t.call(call("c4", "counted", json!({"key": "k"}))).await;
+    assert_eq!(dup.duplicate_of.as_deref(), Some("c3"));
 }
 
 // Regression: the redundancy cache was a tokio `OnceCell` that an identical call initialised

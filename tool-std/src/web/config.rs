@@ -20,7 +20,9 @@ use std::sync::Arc;
 use super::error::WebError;
 use super::fetch::{FetchOptions, Fetcher, MAX_REDIRECTS};
 use super::policy::NetworkPolicy;
-use super::search::{MAX_SEARCHES_PER_TURN, SEARXNG_URL_ENV, SearchBackend, SearxngBackend};
+use super::search::{
+    MAX_SEARCHES_PER_TURN, SEARXNG_URL_ENV, SearchBackend, SearchWindow, SearxngBackend,
+};
 
 /// The search side of a configuration: an engine, or why there is none.
 #[derive(Clone)]
@@ -52,6 +54,8 @@ pub struct WebConfig {
     search: Search,
     fetch_options: FetchOptions,
     max_searches_per_turn: usize,
+    /// Shared by every clone: the server's window.
+    search_window: Arc<SearchWindow>,
 }
 
 impl fmt::Debug for WebConfig {
@@ -65,6 +69,7 @@ impl fmt::Debug for WebConfig {
             .field("search", search)
             .field("fetch_options", &self.fetch_options)
             .field("max_searches_per_turn", &self.max_searches_per_turn)
+            .field("search_window", &self.search_window.limits())
             .finish()
     }
 }
@@ -78,6 +83,7 @@ impl WebConfig {
             search: Search::Unavailable(WebError::SearchNotConfigured),
             fetch_options: FetchOptions::default(),
             max_searches_per_turn: MAX_SEARCHES_PER_TURN,
+            search_window: Arc::new(SearchWindow::default()),
         }
     }
 
@@ -165,6 +171,19 @@ impl WebConfig {
     pub fn with_max_searches_per_turn(mut self, limit: usize) -> Self {
         self.max_searches_per_turn = limit;
         self
+    }
+
+    /// How many searches the whole server allows in a rolling `window` where calls do not
+    /// come in turns (an MCP server, a command line; default 10 a minute). Clones of this
+    /// configuration share the window.
+    pub fn with_search_window(mut self, limit: usize, window: std::time::Duration) -> Self {
+        self.search_window = Arc::new(SearchWindow::new(limit, window));
+        self
+    }
+
+    /// The server-wide search window.
+    pub fn search_window(&self) -> &SearchWindow {
+        &self.search_window
     }
 
     /// The fetcher.

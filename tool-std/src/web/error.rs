@@ -93,6 +93,15 @@ pub enum WebError {
         /// How many searches one turn may make.
         limit: usize,
     },
+    /// The server-wide search limit is used up for now ([`SearchWindow`](super::SearchWindow)).
+    SearchRateLimited {
+        /// How many searches the window allows.
+        limit: usize,
+        /// The window.
+        window: std::time::Duration,
+        /// How long until the next search is allowed.
+        retry_in: std::time::Duration,
+    },
     /// The server answered with a status other than 2xx (or a redirect that is handled).
     Http {
         /// The status code.
@@ -148,7 +157,9 @@ impl WebError {
         match self {
             WebError::Refused { .. } => WebErrorKind::Security,
             WebError::Timeout { .. } => WebErrorKind::Timeout,
-            WebError::SearchLimitReached { .. } => WebErrorKind::RateLimited,
+            WebError::SearchLimitReached { .. } | WebError::SearchRateLimited { .. } => {
+                WebErrorKind::RateLimited
+            }
             WebError::SearchNotConfigured
             | WebError::SearchFormatDisabled
             | WebError::InvalidSearchResponse
@@ -248,6 +259,25 @@ impl fmt::Display for WebError {
                 "Search limit reached ({limit} searches per response). Answer with what you \
                  have, or fetch one of the pages already found."
             ),
+            WebError::SearchRateLimited {
+                limit,
+                window,
+                retry_in,
+            } => {
+                // Rounded up: "in 0 s" would invite a search that is refused again.
+                let retry = retry_in.as_millis().div_ceil(1000).max(1);
+                let window = match (window.as_secs(), window.subsec_millis()) {
+                    (60, 0) => "a minute".to_owned(),
+                    (s, 0) => format!("per {s} s"),
+                    _ => format!("per {} ms", window.as_millis()),
+                };
+                write!(
+                    f,
+                    "Search limit reached ({limit} searches {window} on this server). The \
+                     next search is allowed in {retry} s; answer with what you have, or fetch \
+                     one of the pages already found."
+                )
+            }
             WebError::Http { status, reason } => write!(f, "HTTP {status}: {reason}"),
             WebError::BadRedirect { status, location } => match location {
                 Some(location) => write!(
@@ -320,6 +350,18 @@ mod tests {
             WebError::SearchLimitReached { limit: 10 }
                 .to_string()
                 .starts_with("Search limit reached (10 searches per response)")
+        );
+        let e = WebError::SearchRateLimited {
+            limit: 10,
+            window: std::time::Duration::from_secs(60),
+            retry_in: std::time::Duration::from_millis(36_200),
+        };
+        assert!(
+            e.to_string().starts_with(
+                "Search limit reached (10 searches a minute on this server). The next search \
+                 is allowed in 37 s;"
+            ),
+            "{e}"
         );
     }
 

@@ -7,7 +7,10 @@
 //! seed 000's search service. Its instance URL goes through the same [`NetworkPolicy`] as every
 //! fetch, so an instance on `localhost` needs an allow-list entry (`--allow-host localhost`).
 
+use std::collections::VecDeque;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use reqwest::StatusCode;
@@ -79,6 +82,81 @@ impl SearchLimit {
     /// Start counting again (a new turn).
     pub fn reset(&self) {
         self.used.store(0, Ordering::SeqCst);
+    }
+}
+
+/// How long the server-wide search window is by default (see [`SearchWindow`]).
+pub const DEFAULT_SEARCH_WINDOW: Duration = Duration::from_secs(60);
+
+/// The searches a whole server allows in a rolling window: the limit where calls do not come
+/// in turns (an MCP server, a command line), so that a limit per turn would never reset.
+///
+/// ```
+/// use std::time::Duration;
+/// use tool_std::web::{SearchWindow, WebError};
+///
+/// let window = SearchWindow::new(2, Duration::from_secs(60));
+/// assert!(window.take().is_ok() && window.take().is_ok());
+/// match window.take() {
+///     Err(WebError::SearchRateLimited { limit: 2, retry_in, .. }) => {
+///         assert!(retry_in <= Duration::from_secs(60))
+///     }
+///     other => panic!("{other:?}"),
+/// }
+/// ```
+#[derive(Debug)]
+pub struct SearchWindow {
+    limit: usize,
+    window: Duration,
+    /// When the searches still inside the window were made, oldest first (at most `limit`).
+    times: Mutex<VecDeque<Instant>>,
+}
+
+impl Default for SearchWindow {
+    fn default() -> Self {
+        SearchWindow::new(MAX_SEARCHES_PER_TURN, DEFAULT_SEARCH_WINDOW)
+    }
+}
+
+impl SearchWindow {
+    /// At most `limit` searches in any `window` (a zero window is taken as a millisecond).
+    pub fn new(limit: usize, window: Duration) -> Self {
+        SearchWindow {
+            limit,
+            window: window.max(Duration::from_millis(1)),
+            times: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    /// The limit and the window.
+    pub fn limits(&self) -> (usize, Duration) {
+        (self.limit, self.window)
+    }
+
+    /// Counts one search now, or refuses it with [`WebError::SearchRateLimited`], which says
+    /// when the next one is allowed.
+    pub fn take(&self) -> Result<(), WebError> {
+        let now = Instant::now();
+        let mut times = self.times.lock().unwrap_or_else(|e| e.into_inner());
+        while times
+            .front()
+            .is_some_and(|t| now.duration_since(*t) >= self.window)
+        {
+            times.pop_front();
+        }
+        if times.len() < self.limit {
+            times.push_back(now);
+            return Ok(());
+        }
+        let retry_in = match times.front() {
+            Some(oldest) => (*oldest + self.window).saturating_duration_since(now),
+            None => self.window,
+        };
+        Err(WebError::SearchRateLimited {
+            limit: self.limit,
+            window: self.window,
+            retry_in,
+        })
     }
 }
 

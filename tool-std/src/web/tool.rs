@@ -141,16 +141,21 @@ fn config(ctx: &ToolContext) -> Result<Arc<WebConfig>, WebError> {
     }
 }
 
-/// One search, counted against the turn's limit before anything is sent.
+/// One search, counted before anything is sent: against the turn's limit in a session whose
+/// host marks turns, else against the server's window.
 async fn search(
     ctx: &ToolContext,
     config: &WebConfig,
     query: &str,
 ) -> Result<SearchPage, WebError> {
-    let limit = config.max_searches_per_turn();
-    let used = ctx.session().increment(SEARCH_COUNTER);
-    if used > u64::try_from(limit).unwrap_or(u64::MAX) {
-        return Err(WebError::SearchLimitReached { limit });
+    if ctx.has_turns() {
+        let limit = config.max_searches_per_turn();
+        let used = ctx.session().increment(SEARCH_COUNTER);
+        if used > u64::try_from(limit).unwrap_or(u64::MAX) {
+            return Err(WebError::SearchLimitReached { limit });
+        }
+    } else {
+        config.search_window().take()?;
     }
     let backend = config.search_backend()?;
     let mut page = backend.search(query, MAX_RESULTS).await?;

@@ -78,6 +78,48 @@ async fn search_enforces_rate_limit() {
     assert_eq!(session.state().count(tool_std::web::SEARCH_COUNTER), 1);
 }
 
+/// Sessions whose host does not mark turns (an MCP server: each request on a fresh session)
+/// share the server's rolling window instead: the 11th search within it is refused, saying
+/// when the next is allowed, and allowed again once the window has moved on.
+#[tokio::test]
+async fn without_turns_searches_share_the_servers_rolling_window() {
+    let server = searxng(2).await;
+    let window = Duration::from_millis(1500);
+    let config = config_for(&server).with_search_window(10, window);
+    let runtime = tool_core::Runtime::builder(registry())
+        .service(Arc::new(config))
+        .build();
+    let fresh = || runtime.session_with(tool_core::SessionConfig::default().turns(false));
+    let started = std::time::Instant::now();
+    for i in 0..10 {
+        // Each on a session of its own, as stateless requests are.
+        let result = search(&fresh(), &format!("query {i}")).await;
+        assert!(result.get("error").is_none(), "search {i}: {result}");
+    }
+    let result = search(&fresh(), "one too many").await;
+    assert_error(
+        &result,
+        "rate_limited",
+        "Search limit reached (10 searches per 1500 ms on this server). The next search is \
+         allowed in ",
+    );
+    let message = error_message(&result);
+    let secs: u64 = message
+        .split("allowed in ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a number of seconds in {message}"));
+    assert!((1..=2).contains(&secs), "{message}");
+    assert_eq!(server.requests.lock().expect("lock").len(), 10);
+    // Marking a turn changes nothing here; the window moving on does.
+    fresh().clear_current_turn();
+    tokio::time::sleep((started + window).saturating_duration_since(std::time::Instant::now()))
+        .await;
+    let result = search(&fresh(), "after the window").await;
+    assert_eq!(result["type"], "search_results", "{result}");
+}
+
 #[tokio::test]
 async fn search_error_includes_type_field() {
     let server = TestServer::start(|_| response("500 Internal Server Error", &[], "")).await;

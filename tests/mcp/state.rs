@@ -1,0 +1,199 @@
+//! State across requests, through `toolsmith serve`: no answer comes from another request's
+//! result (a file read again after it changed on disk shows the change), and the web search
+//! limit is a rolling window per server, not a count per connection that never resets. Under
+//! 2025-11-25 and 2026-07-28 over stdio, and with the Python `mcp` client over stdio and HTTP.
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::mcp::{ServeProcess, python, run_python};
+use crate::support::stdio::{StdioServe, Version};
+
+/// The text of a `tools/call` answer.
+fn text_of(answer: &Value) -> String {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text result: {answer}"))
+        .to_owned()
+}
+
+/// Sends `frame` and waits for its answer (the `n`th answer of the connection).
+fn ask(server: &mut StdioServe, frame: Value, n: usize) -> Value {
+    let id = frame["id"].clone();
+    server.send(vec![frame.to_string().into_bytes()]);
+    assert!(
+        server.read_until(n, Duration::from_secs(30)),
+        "{id} answered"
+    );
+    server.answers_to(&id).last().expect("an answer").clone()
+}
+
+fn read_change_read(version: Version) {
+    let dir = tempfile::tempdir().expect("dir");
+    let file = dir.path().join("a.txt");
+    std::fs::write(&file, "before\n").expect("write");
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = StdioServe::start(dir.path(), &["--root", root]);
+    server.send(version.prelude());
+    let mut n = version.prelude_answers();
+    let read = |id: i64| {
+        let params = json!({"name": "read_file", "arguments": {"paths": ["a.txt"]}});
+        version.request(&json!(id), "tools/call", params)
+    };
+    n += 1;
+    let first = text_of(&ask(&mut server, read(1), n));
+    assert!(first.contains("before"), "{first}");
+    // The user edits the file in their editor.
+    std::fs::write(&file, "after, and longer\n").expect("write");
+    n += 1;
+    let second = text_of(&ask(&mut server, read(2), n));
+    assert!(second.contains("after, and longer"), "{second}");
+    assert!(!second.contains("before"), "{second}");
+}
+
+#[test]
+fn a_file_read_again_after_it_changed_shows_the_change_under_2025_11_25() {
+    read_change_read(Version::V2025);
+}
+
+#[test]
+fn a_file_read_again_after_it_changed_shows_the_change_under_2026_07_28() {
+    read_change_read(Version::V2026);
+}
+
+/// A SearXNG instance on loopback answering every search with one result; how many it got.
+fn searxng() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/", listener.local_addr().expect("addr"));
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            seen.fetch_add(1, Ordering::SeqCst);
+            let body = json!({"number_of_results": 1, "results": [
+                {"url": "https://example.com/", "title": "Example", "content": "An example."}
+            ]})
+            .to_string();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body.as_bytes());
+        }
+    });
+    (url, count)
+}
+
+fn searches_in_a_window(version: Version) {
+    let dir = tempfile::tempdir().expect("dir");
+    let (url, count) = searxng();
+    let root = dir.path().to_str().expect("utf-8");
+    let args = [
+        "--root",
+        root,
+        "--searxng-url",
+        &url,
+        "--allow-host",
+        "127.0.0.1",
+        "--search-window",
+        "2",
+    ];
+    let mut server = StdioServe::start(dir.path(), &args);
+    server.send(version.prelude());
+    let mut n = version.prelude_answers();
+    let search = |id: i64| {
+        let args = json!({"action": "search", "query_or_url": format!("query {id}")});
+        let params = json!({"name": "web", "arguments": args});
+        version.request(&json!(id), "tools/call", params)
+    };
+    let started = Instant::now();
+    for id in 1..=10 {
+        n += 1;
+        let answer = ask(&mut server, search(id), n);
+        assert_ne!(answer["result"]["isError"], json!(true), "{id}: {answer}");
+    }
+    n += 1;
+    let refused = ask(&mut server, search(11), n);
+    assert_eq!(refused["result"]["isError"], json!(true), "{refused}");
+    let text = text_of(&refused);
+    assert!(
+        text.contains("Search limit reached (10 searches per 2 s on this server). The next search is allowed in "),
+        "{text}"
+    );
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        10,
+        "the refused search sent nothing"
+    );
+    let after = (started + Duration::from_millis(2100)).saturating_duration_since(Instant::now());
+    std::thread::sleep(after);
+    n += 1;
+    let again = ask(&mut server, search(12), n);
+    assert_ne!(again["result"]["isError"], json!(true), "{again}");
+    assert_eq!(count.load(Ordering::SeqCst), 11);
+}
+
+#[test]
+fn the_eleventh_search_in_the_window_is_refused_until_it_moves_on_under_2025_11_25() {
+    searches_in_a_window(Version::V2025);
+}
+
+#[test]
+fn the_eleventh_search_in_the_window_is_refused_until_it_moves_on_under_2026_07_28() {
+    searches_in_a_window(Version::V2026);
+}
+
+/// The Python client's steps: read, change on disk, read again.
+fn python_steps(dir: &std::path::Path) -> Value {
+    let read = json!({"op": "call", "name": "read_file", "arguments": {"paths": ["a.txt"]}});
+    let path = dir.join("a.txt");
+    let write = json!({"op": "write", "path": path, "content": "after, and longer\n"});
+    json!([read, write, read])
+}
+
+fn check_python(answers: &[Value], stderr: &str) {
+    assert_eq!(answers.len(), 3, "{stderr}");
+    let (first, second) = (answers[0]["text"].as_str(), answers[2]["text"].as_str());
+    assert!(first.unwrap_or_default().contains("before"), "{answers:?}");
+    let second = second.unwrap_or_default();
+    assert!(second.contains("after, and longer"), "{second}");
+}
+
+#[test]
+fn python_client_over_stdio_reads_a_changed_file_anew() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("a.txt"), "before\n").expect("write");
+    let root = dir.path().to_str().expect("utf-8");
+    let bin = env!("CARGO_BIN_EXE_toolsmith");
+    let transport = ["stdio", bin, "--root", root, "serve"];
+    let (answers, stderr) = run_python(&py, &transport, &python_steps(dir.path()), dir.path());
+    check_python(&answers, &stderr);
+}
+
+#[test]
+fn python_client_over_http_reads_a_changed_file_anew() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("a.txt"), "before\n").expect("write");
+    let server = ServeProcess::http(dir.path(), &[]);
+    let transport = ["http", server.url.as_str()];
+    let (answers, stderr) = run_python(&py, &transport, &python_steps(dir.path()), dir.path());
+    check_python(&answers, &stderr);
+}
