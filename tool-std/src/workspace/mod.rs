@@ -27,6 +27,12 @@
 //!    or by [`Workspace::remove_stale_temp_files`]; its name records its writer, and nothing
 //!    else is ever removed.
 //!
+//! 5. Changes are guarded ([`Guard`]): a tool that changes a file checks it is still what the
+//!    model saw, by the [`Version`] the model carries (the hash of the content `read_file`
+//!    returned) or, without one, by the workspace's record of reads and writes
+//!    ([`Workspace::check_unchanged`]). The record lives in the workspace, so every session
+//!    of the process shares it, and holds at most [`MAX_TRACKED_FILES`] files.
+//!
 //! Every refusal is a `security_error` that names the roots a path must lie in and says to call
 //! `list_projects`.
 //!
@@ -51,7 +57,8 @@ mod error;
 mod path;
 mod sweep;
 pub(crate) mod temp;
-pub mod tracking;
+mod tracking;
+mod version;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -64,6 +71,10 @@ pub use access::{EntryInfo, EntryKind, MAX_LINK_HOPS, OpenDir, OpenFile};
 pub use error::WorkspaceError;
 pub use path::{MAX_PATH_BYTES, WsPath};
 pub use sweep::{SWEEP_MAX_DEPTH, SWEEP_MAX_DIRS, SWEEP_MAX_ENTRIES, SweepReport};
+pub(crate) use tracking::parse_expected;
+pub use tracking::{Guard, MAX_TRACKED_FILES};
+pub use version::{Stamp, VERSION_DIGITS, Version};
+pub(crate) use version::{StampingReader, stamp_within};
 pub use write::{Existence, WriteOptions, WriteOutcome};
 
 /// The protected patterns when the host names none.
@@ -125,6 +136,9 @@ struct Inner {
     protected: GlobSet,
     protected_patterns: Vec<String>,
     protected_readable: bool,
+    /// The record of reads and writes of the "modified since read" guard: one for every
+    /// clone of this workspace, so for every session of the process.
+    tracker: tracking::Tracker,
 }
 
 /// Builds a [`Workspace`]: roots, protected patterns, whether protected paths are readable.
@@ -232,6 +246,7 @@ impl WorkspaceBuilder {
                 protected,
                 protected_patterns: patterns,
                 protected_readable: self.protected_readable,
+                tracker: tracking::Tracker::default(),
             }),
         })
     }
