@@ -10,8 +10,9 @@
 //!
 //! 1. [`Workspace::resolve`] parses what the model wrote, without touching the disk:
 //!    `name:relative`, `relative` (the first root) or an absolute path inside a root. NUL bytes,
-//!    `..` climbing above the root and absolute paths outside every root (a sibling such as
-//!    `/ws-evil` of `/ws` included) are refused here.
+//!    `..` climbing above the root, absolute paths outside every root (a sibling such as
+//!    `/ws-evil` of `/ws` included) and a home directory as a shell writes it (a leading `~`,
+//!    `~user`, `$HOME` or `${HOME}`, which nothing here expands) are refused here.
 //! 2. Every access then happens on directory handles ([`cap_std`]): the root is opened once, the
 //!    path is canonicalized *on that handle* (symbolic links are followed only while they stay
 //!    inside the root; one that leaves it, or dangles, is refused), and the canonical path is
