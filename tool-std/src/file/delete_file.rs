@@ -2,7 +2,7 @@
 //!
 //! Every path is checked before anything is deleted (inside a writable root, not protected,
 //! existing, a file not changed since the model saw it unless `overwrite`: its version in
-//! `expected_versions`, else the workspace's record, see [`Guard`](crate::workspace::Guard));
+//! `expected_versions`, else the workspace's record, see [`Guard`]);
 //! one bad path deletes nothing. A link is deleted itself, never what it points to (its
 //! version is its target's content, as `read_file` reads it). A directory needs
 //! `recursive: true`; the tool needs approval by default, like every writing tool.

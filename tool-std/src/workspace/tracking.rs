@@ -1,27 +1,5 @@
-//! The "modified since read" guard: an edit of a file that changed since the model saw it is
-//! refused instead of overwriting someone else's work (seed 004's file tracking).
-//!
-//! Two forms, chosen per call by its [`Guard`]:
-//!
-//! - **The version the model carries** ([`Guard::Version`]). `read_file` gives every file's
-//!   [`Version`] and every edit answers with the new one; an edit that passes it back as
-//!   `expected_version` is refused when the file's content no longer has it. Nothing is kept
-//!   on the server, so this holds across processes, replicas and MCP 2026-07-28's stateless
-//!   requests alike.
-//! - **The workspace's record** ([`Guard::Record`], a call without `expected_version`). Every
-//!   read and write through the file tools is recorded in the [`Workspace`], which the host
-//!   shares with every session of the process: a file's modification time, size and inode,
-//!   and its content [`Stamp`] when the tool had the bytes. An edit of a file in the record
-//!   passes when the file still has that modification time, size and inode, or, failing that,
-//!   the same content (a `touch` is not a change); a file the workspace never saw passes, as
-//!   whether a tool demands a read before an edit is the tool's choice. The record is one per
-//!   workspace, not per model: it catches changes made outside the tools (an editor, `git`,
-//!   another program) and by another process, but an edit one session made through the tools
-//!   counts as seen for every session. Only a version tells two models apart.
-//!
-//! At most [`MAX_TRACKED_FILES`] files are recorded per workspace, the oldest forgotten first
-//! (a forgotten file passes, as one never read). Recording a read costs O(1) under a short
-//! lock.
+//! The "modified since read" guard: the [`Guard`] of a change, and the workspace's record of
+//! reads and writes it falls back to (see [`Guard`] for both).
 
 use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
@@ -38,7 +16,30 @@ use crate::numbers::thousands;
 /// How many files one workspace's record holds.
 pub const MAX_TRACKED_FILES: usize = 10_000;
 
-/// How a change to an existing file checks that the file is still what the model last saw.
+/// How a change to an existing file checks that the file is still what the model last saw,
+/// so an edit of a file that changed meanwhile is refused instead of overwriting someone
+/// else's work (seed 004's file tracking).
+///
+/// - **The version the model carries** ([`Guard::Version`]). `read_file` gives every file's
+///   [`Version`] and every edit answers with the new one; an edit that passes it back as
+///   `expected_version` is refused when the file's content no longer has it. Nothing is kept
+///   on the server, so this holds across processes, replicas and MCP 2026-07-28's stateless
+///   requests alike.
+/// - **The workspace's record** ([`Guard::Record`], a call without `expected_version`). Every
+///   read and write through the file tools is recorded in the [`Workspace`], which the host
+///   shares with every session of the process: a file's modification time, size and inode,
+///   and its content [`Stamp`] when the tool had the bytes. An edit of a file in the record
+///   passes when the file still has that modification time, size and inode, or, failing
+///   that, the same content (a `touch` is not a change); a file the workspace never saw
+///   passes, as whether a tool demands a read before an edit is the tool's choice. The record
+///   is one per workspace, not per model: it catches changes made outside the tools (an
+///   editor, `git`, another program) and by another process, but an edit one session made
+///   through the tools counts as seen for every session. Only a version tells two models
+///   apart.
+///
+/// At most [`MAX_TRACKED_FILES`] files are recorded per workspace, the oldest forgotten first
+/// (a forgotten file passes, as one never read). Recording a read costs O(1) under a short
+/// lock. [`Workspace::check_unchanged`] applies a guard.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Guard {
@@ -221,10 +222,9 @@ impl Workspace {
     }
 
     /// Checks, before a change to the file at `canonical`, that it is still what the model
-    /// saw, as `guard` says (see the [module documentation](self)). `shown` is the path as the
-    /// error names it, `now` the file's metadata (`None`: it is gone), and `current` gives
-    /// the stamp of its content when needed (`None` when it cannot be had, as for a file too
-    /// large to read whole).
+    /// saw, as `guard` says (see [`Guard`]). `shown` is the path as the error names it, `now`
+    /// the file's metadata (`None`: it is gone), and `current` gives the stamp of its content
+    /// when needed (`None` when it cannot be had, as for a file too large to read whole).
     ///
     /// Errors: a `user_error` starting `modified since read` that says what changed (the
     /// current version, lines and bytes; or that the file was deleted), with a
