@@ -155,7 +155,7 @@ pub async fn delete_file(
     /// Delete even files that changed since they were read (no version check).
     #[param(default)]
     overwrite: bool,
-    /// Files' versions from read_file or your last edits, as [{"path", "version"}]; a file that changed since is not deleted.
+    /// Versions from read_file or your last edits; refused if a file changed since.
     #[param(default)]
     expected_versions: Vec<ExpectedVersion>,
 ) -> ToolResult<FilesDeleted> {

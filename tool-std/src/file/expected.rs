@@ -14,12 +14,12 @@ use tool_core::ToolError;
 
 use crate::workspace::{Guard, Version, Workspace, WsPath, parse_expected};
 
-/// A file's expected version: one entry of `expected_versions`.
+/// One file's expected version (an entry of `expected_versions`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ExpectedVersion {
-    /// The file, as the call names it.
+    /// The file.
     pub path: String,
-    /// Its version from read_file or your last edit of it.
+    /// Its version from read_file or an edit.
     pub version: String,
 }
 

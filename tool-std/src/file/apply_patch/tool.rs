@@ -106,7 +106,7 @@ pub async fn apply_patch(
     /// Apply even to files that changed since they were read (no version check).
     #[param(default)]
     overwrite: bool,
-    /// Versions from read_file of files the patch updates or deletes, as [{"path", "version"}]; the patch is refused if one changed since.
+    /// Versions from read_file of files the patch changes; refused if one changed since.
     #[param(default)]
     expected_versions: Vec<ExpectedVersion>,
 ) -> ToolResult<PatchApplied> {
