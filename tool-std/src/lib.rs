@@ -28,6 +28,7 @@
 #![deny(missing_docs)]
 
 pub mod file;
+mod numbers;
 pub mod prompt;
 pub mod search;
 pub mod shell;

@@ -2,7 +2,7 @@
 //!
 //! The content is written in the file's own line ends (CRLF stays CRLF) after its last byte;
 //! the whole file is then replaced atomically, so a reader never sees half an append. A file
-//! changed on disk since this session read it is refused unless `overwrite: true`.
+//! that changed since the model saw it is refused ([`Guard`]) unless `overwrite: true`.
 
 use tool_core::{ToolContext, ToolError, ToolResult};
 use tool_macros::tool;
@@ -12,26 +12,25 @@ use super::diff::{self, Change};
 use super::edit::{self, blocking, check_content};
 use super::output::FileWritten;
 use super::text::count_lines;
-use crate::workspace::Workspace;
+use crate::workspace::{Guard, Workspace};
 
 /// Appends to a file; see the [module documentation](self).
 pub fn append(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     path: &str,
     content: &str,
-    overwrite: bool,
+    guard: Guard,
 ) -> Result<FileWritten, ToolError> {
     check_content(config, content)?;
-    let loaded = edit::load(ctx, ws, config, path, overwrite)?;
+    let loaded = edit::load(ws, config, path, guard)?;
     let old = &loaded.file.text;
     let added = loaded.file.normalize_input(content);
     let mut text = String::with_capacity(old.len() + added.len());
     text.push_str(old);
     text.push_str(&added);
     let bytes = loaded.file.encode(&text);
-    let outcome = edit::commit(ctx, ws, &loaded, &bytes)?;
+    let (outcome, version) = edit::commit(ws, &loaded, &bytes)?;
     let shown = loaded.path.to_string();
     let change = Change {
         old: (old.len(), old.len()),
@@ -50,6 +49,7 @@ pub fn append(
         written: true,
         bytes: outcome.bytes,
         line_count: lines,
+        version: version.to_string(),
         replacements: None,
         diff: Some(diff),
     })
@@ -58,7 +58,7 @@ pub fn append(
 /// Append content to the end of an existing file.
 #[tool(
     name = "append_file",
-    description = "Append content to the end of an existing file (in the file's own line endings). Fails if the file changed on disk since you read it, unless overwrite is true.",
+    description = "Append content to the end of an existing file (in the file's own line endings). Pass the version read_file returned as expected_version to refuse the append if the file changed since.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -71,12 +71,14 @@ pub async fn append_file(
     path: String,
     /// The text to add at the end (include a leading newline if the file lacks a final one).
     content: String,
-    /// Append even if the file changed on disk since this session read it.
+    /// The file's version from read_file or your last edit; refused if it changed since.
+    expected_version: Option<String>,
+    /// Append even if the file changed since it was read (no version check).
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    let ctx = ctx.clone();
-    blocking(move || append(&ctx, &ws, &config, &path, &content, overwrite)).await
+    let guard = Guard::for_call(expected_version.as_deref(), overwrite)?;
+    blocking(move || append(&ws, &config, &path, &content, guard)).await
 }

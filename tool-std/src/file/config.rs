@@ -39,7 +39,8 @@ pub struct FileConfig {
     /// Bytes sniffed at the start of a file to tell binary from text.
     pub binary_sniff_bytes: usize,
     /// The largest file an edit (`replace_in_file`, `edit_lines`, `append_file`, the
-    /// line-ending check of `update_file`) loads whole.
+    /// line-ending check of `update_file`) loads whole; also the largest file `read_file`
+    /// gives a version for (and `delete_file` checks one against).
     pub max_edit_bytes: u64,
     /// The largest `content` a write accepts (the runtime's limit on a call's arguments,
     /// 4 MiB of JSON, applies first).

@@ -4,7 +4,7 @@
 //! Fails if the file exists unless `overwrite`; missing parent directories are created when
 //! the call says `create_parents: true`. Replacing an existing file keeps its byte-order mark
 //! and its CRLF line ends (and its permission bits: the write is atomic, through
-//! [`Workspace::write_file`]).
+//! [`Workspace::write_file`]). The answer carries the file's version.
 
 use tool_core::{ToolContext, ToolError, ToolResult};
 use tool_macros::tool;
@@ -13,11 +13,10 @@ use super::config::FileConfig;
 use super::edit::{self, blocking, check_content};
 use super::output::FileWritten;
 use super::text::{BOM, TextFile, count_lines};
-use crate::workspace::{Workspace, WriteOptions};
+use crate::workspace::{Guard, Workspace, WriteOptions};
 
 /// Creates (or with `overwrite`, replaces) a file; see the [module documentation](self).
 pub fn create(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     path: &str,
@@ -30,7 +29,7 @@ pub fn create(
     let content = content.strip_prefix(BOM).unwrap_or(content);
     let existing = if overwrite {
         match ws.metadata(&p)? {
-            Some(_) => Some(edit::load(ctx, ws, config, path, true)?),
+            Some(_) => Some(edit::load(ws, config, path, Guard::Off)?),
             None => None,
         }
     } else {
@@ -46,7 +45,7 @@ pub fn create(
     } else {
         WriteOptions::create_new()
     };
-    let outcome = edit::write(ctx, ws, &p, &bytes, options.create_parents(create_parents))?;
+    let (outcome, version) = edit::write(ws, &p, &bytes, options.create_parents(create_parents))?;
     let lines = count_lines(&text);
     let (kind, verb) = if outcome.created {
         ("file_created", "Created")
@@ -59,6 +58,7 @@ pub fn create(
         written: true,
         bytes: outcome.bytes,
         line_count: lines,
+        version: version.to_string(),
         replacements: None,
         diff: None,
         message: format!("{verb} `{p}` ({} bytes, {lines} lines)", outcome.bytes),
@@ -82,7 +82,7 @@ pub async fn create_file(
     path: String,
     /// The whole content of the file.
     content: String,
-    /// Replace the file if it exists (also when it changed since this session read it).
+    /// Replace the file if it exists (also when it changed since it was read).
     #[param(default)]
     overwrite: bool,
     /// Create missing parent directories.
@@ -91,17 +91,5 @@ pub async fn create_file(
 ) -> ToolResult<FileWritten> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    let ctx = ctx.clone();
-    blocking(move || {
-        create(
-            &ctx,
-            &ws,
-            &config,
-            &path,
-            &content,
-            overwrite,
-            create_parents,
-        )
-    })
-    .await
+    blocking(move || create(&ws, &config, &path, &content, overwrite, create_parents)).await
 }

@@ -1,8 +1,10 @@
 //! `delete_file` (alias `delete_files`): delete files, or a directory with `recursive: true`.
 //!
 //! Every path is checked before anything is deleted (inside a writable root, not protected,
-//! existing, not changed on disk since this session read it unless `overwrite`); one bad path
-//! deletes nothing. A link is deleted itself, never what it points to. A directory needs
+//! existing, a file not changed since the model saw it unless `overwrite`: its version in
+//! `expected_versions`, else the workspace's record, see [`Guard`]);
+//! one bad path deletes nothing. A link is deleted itself, never what it points to (its
+//! version is its target's content, as `read_file` reads it). A directory needs
 //! `recursive: true`; the tool needs approval by default, like every writing tool.
 
 use serde::Serialize;
@@ -10,8 +12,9 @@ use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
 use tool_macros::tool;
 
 use super::config::FileConfig;
-use super::edit::blocking;
-use crate::workspace::{EntryKind, Workspace, WsPath, tracking};
+use super::edit::{blocking, stamp_of};
+use super::expected::{Expected, ExpectedVersion};
+use crate::workspace::{EntryKind, Guard, Workspace, WsPath};
 
 /// The answer of `delete_file`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -37,12 +40,12 @@ impl Render for FilesDeleted {
 
 /// Deletes the paths; see the [module documentation](self).
 pub fn delete(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     paths: &[String],
     recursive: bool,
     overwrite: bool,
+    expected_versions: &[ExpectedVersion],
 ) -> Result<FilesDeleted, ToolError> {
     if paths.is_empty() {
         return Err(ToolError::validation(
@@ -56,6 +59,7 @@ pub fn delete(
             config.max_files_per_delete
         )));
     }
+    let mut expected = Expected::resolve(ws, expected_versions, config.max_files_per_delete)?;
     // Check everything first: one refusal deletes nothing.
     let mut targets: Vec<(WsPath, bool)> = Vec::new();
     for path in paths {
@@ -81,11 +85,22 @@ pub fn delete(
                 "`{p}` is a directory; deleting a directory needs recursive: true (nothing was deleted)"
             )));
         }
-        if !is_dir && !overwrite {
-            tracking::check_fresh(ctx, ws, &p)?;
+        let guard = expected.guard(&p, overwrite);
+        if is_dir {
+            if matches!(guard, Guard::Version(_)) {
+                return Err(ToolError::validation(format!(
+                    "expected_versions names `{p}`, a directory; versions are of files (nothing was deleted)"
+                )));
+            }
+        } else {
+            let canonical = ws.canonical(&p)?;
+            ws.check_unchanged(&p.to_string(), &canonical, guard, Some(&info), || {
+                stamp_of(ws, &p, config.max_edit_bytes)
+            })?;
         }
         targets.push((p, is_dir));
     }
+    expected.check_all_used("delete_file's paths")?;
     let mut deleted = Vec::new();
     let mut directories = 0;
     for (p, is_dir) in &targets {
@@ -107,7 +122,7 @@ pub fn delete(
             ));
         }
         if let Some(c) = canonical {
-            tracking::forget(ctx, &c);
+            ws.forget_seen(&c);
         }
         directories += usize::from(*is_dir);
         deleted.push(p.to_string());
@@ -122,7 +137,7 @@ pub fn delete(
 /// Delete files (or a directory, with recursive: true).
 #[tool(
     name = "delete_file",
-    description = "Delete one or more files. A directory needs recursive: true. Every path is checked first; if one cannot be deleted, none is.",
+    description = "Delete one or more files. A directory needs recursive: true. Every path is checked first; if one cannot be deleted, none is. Pass the versions read_file returned as expected_versions to refuse the deletion if a file changed since.",
     category = "file_management",
     toolsets(file),
     permissions(delete_files),
@@ -137,12 +152,24 @@ pub async fn delete_file(
     /// Delete directories with everything in them.
     #[param(default)]
     recursive: bool,
-    /// Delete even files that changed on disk since this session read them.
+    /// Delete even files that changed since they were read (no version check).
     #[param(default)]
     overwrite: bool,
+    /// Versions from read_file or your last edits; refused if a file changed since.
+    #[param(default)]
+    expected_versions: Vec<ExpectedVersion>,
 ) -> ToolResult<FilesDeleted> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    let ctx = ctx.clone();
-    blocking(move || delete(&ctx, &ws, &config, &paths, recursive, overwrite)).await
+    blocking(move || {
+        delete(
+            &ws,
+            &config,
+            &paths,
+            recursive,
+            overwrite,
+            &expected_versions,
+        )
+    })
+    .await
 }

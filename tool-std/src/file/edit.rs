@@ -1,14 +1,17 @@
 //! What every writing tool does around its own change: refuse what the workspace refuses
-//! before anything is read, check staleness, load the file as text, and write it back
-//! atomically only if nobody changed it meanwhile; then record the write.
+//! before anything is read, load the file as text, check it is what the model saw (its
+//! [`Guard`]), and write it back atomically only if nobody changed it meanwhile; then record
+//! the write and answer with the new version.
 
 use std::io::Read;
 
-use tool_core::{ToolContext, ToolError};
+use tool_core::ToolError;
 
 use super::config::FileConfig;
 use super::text::TextFile;
-use crate::workspace::{EntryInfo, Workspace, WriteOptions, WriteOutcome, WsPath, tracking};
+use crate::workspace::{
+    EntryInfo, Guard, Stamp, Version, Workspace, WriteOptions, WriteOutcome, WsPath, stamp_within,
+};
 
 /// A file loaded for an edit.
 #[derive(Debug)]
@@ -19,6 +22,8 @@ pub(crate) struct Loaded {
     pub(crate) file: TextFile,
     /// Its metadata when it was read: the write checks nothing changed since.
     pub(crate) info: EntryInfo,
+    /// Its content's stamp.
+    pub(crate) stamp: Stamp,
 }
 
 /// Runs blocking file work off the async threads.
@@ -46,21 +51,26 @@ pub(crate) fn writable_path(ws: &Workspace, path: &str) -> Result<WsPath, ToolEr
     Ok(p)
 }
 
-/// Loads an existing file for an edit: refused when not writable, stale (unless `overwrite`),
-/// larger than the configured limit, or binary.
+/// Loads an existing file for an edit: refused when not writable, changed since the model saw
+/// it (as `guard` says), larger than the configured limit, or binary.
 pub(crate) fn load(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     path: &str,
-    overwrite: bool,
+    guard: Guard,
 ) -> Result<Loaded, ToolError> {
     let p = writable_path(ws, path)?;
-    if !overwrite {
-        tracking::check_fresh(ctx, ws, &p)?;
-    }
     let shown = p.to_string();
-    let opened = ws.open_file(&p)?;
+    let opened = match ws.open_file(&p) {
+        Ok(opened) => opened,
+        Err(e) if e.kind() == tool_core::ErrorKind::NotFound => {
+            // Gone: say so if the model had seen it.
+            let canonical = ws.canonicalize(&p, true).map_or(p, |c| c.path);
+            ws.check_unchanged(&shown, &canonical, guard, None, || Ok(None))?;
+            return Err(e);
+        }
+        Err(e) => return Err(e),
+    };
     if opened.info.len > config.max_edit_bytes {
         return Err(ToolError::user(format!(
             "`{shown}` is {} bytes; the file tools edit files of at most {} bytes",
@@ -73,22 +83,26 @@ pub(crate) fn load(
         .take(config.max_edit_bytes + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| ToolError::system(format!("reading `{shown}` failed: {e}")))?;
+    let stamp = Stamp::of(&bytes);
+    ws.check_unchanged(&shown, &opened.path, guard, Some(&opened.info), || {
+        Ok(Some(stamp))
+    })?;
     let file = TextFile::decode(&shown, bytes)?;
     Ok(Loaded {
         path: p,
         file,
         info: opened.info,
+        stamp,
     })
 }
 
 /// Writes `bytes` over a loaded file, atomically, if it is unchanged since [`load`]; records the
-/// write for staleness checks.
+/// write in the workspace and returns the new content's version.
 pub(crate) fn commit(
-    ctx: &ToolContext,
     ws: &Workspace,
     loaded: &Loaded,
     bytes: &[u8],
-) -> Result<WriteOutcome, ToolError> {
+) -> Result<(WriteOutcome, Version), ToolError> {
     let now = ws.metadata(&loaded.path)?;
     let same = now.as_ref().is_some_and(|n| {
         n.len == loaded.info.len && n.modified == loaded.info.modified && n.ino == loaded.info.ino
@@ -100,20 +114,31 @@ pub(crate) fn commit(
         ))
         .with_suggestion("Read the file again and redo the edit on its current content."));
     }
-    write(ctx, ws, &loaded.path, bytes, WriteOptions::must_exist())
+    write(ws, &loaded.path, bytes, WriteOptions::must_exist())
 }
 
-/// Writes through the workspace and records the write.
+/// Writes through the workspace, records the write and returns the new content's version.
 pub(crate) fn write(
-    ctx: &ToolContext,
     ws: &Workspace,
     p: &WsPath,
     bytes: &[u8],
     options: WriteOptions,
-) -> Result<WriteOutcome, ToolError> {
+) -> Result<(WriteOutcome, Version), ToolError> {
     let outcome = ws.write_file(p, bytes, options)?;
-    tracking::record_write(ctx, &outcome.path, &outcome.info);
-    Ok(outcome)
+    let stamp = Stamp::of(bytes);
+    ws.record_seen(&outcome.path, &outcome.info, Some(stamp));
+    Ok((outcome, stamp.version))
+}
+
+/// The stamp of the file at `p` (links followed, as `read_file` reads it), if it has at most
+/// `limit` bytes.
+pub(crate) fn stamp_of(ws: &Workspace, p: &WsPath, limit: u64) -> Result<Option<Stamp>, ToolError> {
+    let opened = ws.open_file(p)?;
+    if opened.info.len > limit {
+        return Ok(None);
+    }
+    stamp_within(&opened.file, limit)
+        .map_err(|e| ToolError::system(format!("reading `{p}` failed: {e}")))
 }
 
 /// Refuses content larger than the configured limit.

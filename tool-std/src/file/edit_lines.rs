@@ -4,8 +4,10 @@
 //! on lines `start_line` to `end_line` (default: `start_line`), 1-based and inclusive. The
 //! optional `expected` is the current text of the target lines (for `insert`, of line
 //! `start_line`): if the file no longer has it there, nothing is written, so an edit made with
-//! stale line numbers fails safely. The answer has the diff and the new line count (seed 003's
-//! open question 4). A file's BOM, CRLF line ends and missing final newline are kept.
+//! stale line numbers fails safely; a file that changed since the model saw it is refused
+//! ([`Guard`]) unless `overwrite`. The answer has the diff, the new line count (seed 003's
+//! open question 4) and the file's new version. A file's BOM, CRLF line ends and missing
+//! final newline are kept.
 
 use tool_core::{Choice, ToolContext, ToolError, ToolResult};
 use tool_macros::{Action, tool};
@@ -15,7 +17,7 @@ use super::diff::{self, Change};
 use super::edit::{self, blocking};
 use super::output::FileWritten;
 use super::text::{count_lines, cut_chars};
-use crate::workspace::Workspace;
+use crate::workspace::{Guard, Workspace};
 
 /// What `edit_lines` does.
 #[derive(Action, Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -44,7 +46,10 @@ pub struct LineEdit {
     pub content: Option<String>,
     /// The current text of the target lines, checked before writing.
     pub expected: Option<String>,
-    /// Skip the staleness check.
+    /// The version the whole file must have (`read_file`'s `version`), or the workspace's
+    /// record is consulted ([`Guard`]).
+    pub expected_version: Option<String>,
+    /// Skip the "modified since read" check.
     pub overwrite: bool,
 }
 
@@ -58,6 +63,7 @@ impl LineEdit {
             end_line: None,
             content: None,
             expected: None,
+            expected_version: None,
             overwrite: false,
         }
     }
@@ -76,12 +82,12 @@ fn comparable(s: &str) -> String {
 
 /// Edits lines; see the [module documentation](self).
 pub fn edit_lines_in(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     e: &LineEdit,
 ) -> Result<FileWritten, ToolError> {
-    let loaded = edit::load(ctx, ws, config, &e.path, e.overwrite)?;
+    let guard = Guard::for_call(e.expected_version.as_deref(), e.overwrite)?;
+    let loaded = edit::load(ws, config, &e.path, guard)?;
     let shown = loaded.path.to_string();
     let old = &loaded.file.text;
     let lines: Vec<&str> = old.split_inclusive('\n').collect();
@@ -161,7 +167,7 @@ pub fn edit_lines_in(
     };
     let (diff, _) = diff::unified(&shown, old, &text, &[change], config.max_diff_chars);
     let bytes = loaded.file.encode(&text);
-    let outcome = edit::commit(ctx, ws, &loaded, &bytes)?;
+    let (outcome, version) = edit::commit(ws, &loaded, &bytes)?;
     let new_lines = count_lines(&text);
     let added = count_lines(&content);
     let what = match e.operation {
@@ -176,6 +182,7 @@ pub fn edit_lines_in(
         written: true,
         bytes: outcome.bytes,
         line_count: new_lines,
+        version: version.to_string(),
         replacements: None,
         diff: Some(diff),
     })
@@ -184,7 +191,7 @@ pub fn edit_lines_in(
 /// Insert, delete or replace lines of a file by line number.
 #[tool(
     name = "edit_lines",
-    description = "Insert, delete or replace lines by number. insert: content goes after start_line (0 = top). delete/replace: lines start_line..end_line (inclusive, default start_line). Pass expected (the current text of those lines) so stale line numbers fail instead of editing the wrong lines. Returns the diff and the new line count.",
+    description = "Insert, delete or replace lines by number. insert: content goes after start_line (0 = top). delete/replace: lines start_line..end_line (inclusive, default start_line). Pass expected (the current text of those lines) so stale line numbers fail instead of editing the wrong lines. Pass the version read_file returned as expected_version to refuse the edit if the file changed since. Returns the diff and the new line count.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -206,13 +213,14 @@ pub async fn edit_lines(
     content: Option<String>,
     /// The current text of the target lines (insert: of line start_line); the edit fails if it differs.
     expected: Option<String>,
-    /// Write even if the file changed on disk since this session read it.
+    /// The file's version from read_file or your last edit; refused if it changed since.
+    expected_version: Option<String>,
+    /// Write even if the file changed since it was read (no version check).
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    let ctx = ctx.clone();
     let e = LineEdit {
         path,
         operation,
@@ -220,7 +228,8 @@ pub async fn edit_lines(
         end_line,
         content,
         expected,
+        expected_version,
         overwrite,
     };
-    blocking(move || edit_lines_in(&ctx, &ws, &config, &e)).await
+    blocking(move || edit_lines_in(&ws, &config, &e)).await
 }

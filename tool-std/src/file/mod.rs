@@ -31,13 +31,20 @@
 //!   diff at most [`FileConfig::max_diff_chars`]. Whatever is left out is stated with the call
 //!   that gets it. The limits are a host service, [`FileConfig`].
 //! - **Reads stream.** A line range is read with a buffered reader that skips to the range
-//!   and stops after it: a range deep in a 100 MB file never loads the file.
+//!   and stops after it: a range deep in a 100 MB file never loads the file. (The file's
+//!   version is still the hash of all of it, so files larger than
+//!   [`FileConfig::max_edit_bytes`], which no edit loads, get none.)
 //! - **Writes are atomic and careful.** Every write goes through
 //!   [`Workspace::write_file`](crate::workspace::Workspace::write_file) (temporary file, fsync,
 //!   rename; permission bits kept). Edits keep a file's byte-order mark, CRLF line ends and
-//!   missing final newline. A file changed on disk since this session last read it is
-//!   refused with "modified since read" unless the call passes `overwrite: true`, and an edit
-//!   writes only if the file is still what it loaded.
+//!   missing final newline, and write only if the file is still what they loaded.
+//! - **Versions, not sessions.** `read_file` gives every file a `version` (12 hex digits of the
+//!   SHA-256 of its content); every tool that changes a file takes it back as
+//!   `expected_version` (`expected_versions: [{"path", "version"}]` for `delete_file` and
+//!   `apply_patch`) and answers with the new one. A file whose content no longer has it is
+//!   refused with "modified since read", saying what changed. A call without a version is
+//!   checked against the workspace's record of reads and writes, shared by every session of
+//!   the process (see [`Guard`](crate::workspace::Guard)); `overwrite: true` skips both.
 //! - **Edits are precise.** `replace_in_file` replaces literal text unless `is_regex`, refuses an
 //!   ambiguous `find` listing the line of every match, and reports "0 replacements" as a
 //!   success; `edit_lines` checks `expected` text so stale line numbers fail safely. Both
@@ -98,6 +105,7 @@ pub mod delete_file;
 mod diff;
 mod edit;
 pub mod edit_lines;
+mod expected;
 pub mod list_directory;
 pub mod list_projects;
 mod output;
@@ -110,6 +118,7 @@ pub mod update_file;
 pub use config::FileConfig;
 pub use delete_file::FilesDeleted;
 pub use edit_lines::{LineEdit, LineOperation};
+pub use expected::ExpectedVersion;
 pub use list_directory::{DirEntry, DirListing};
 pub use list_projects::{ListProjects, Project, ProjectList};
 pub use output::FileWritten;

@@ -18,6 +18,9 @@ pub struct FileWritten {
     pub bytes: u64,
     /// Lines of the file now (or, for a preview, after the change).
     pub line_count: usize,
+    /// The file's version now (for a preview, as it still is): pass it as `expected_version`
+    /// to the next edit.
+    pub version: String,
     /// Replacements made (`replace_in_file` only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replacements: Option<usize>,
@@ -34,7 +37,7 @@ impl Render for FileWritten {
     }
 
     fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
-        let mut out = self.message.clone();
+        let mut out = format!("{}; version: {}", self.message, self.version);
         if let Some(diff) = self.diff.as_deref().filter(|d| !d.is_empty()) {
             out.push('\n');
             out.push_str(diff);

@@ -6,8 +6,14 @@
 //! most [`FileConfig::max_line_chars`] characters, and whatever is left out is stated with the
 //! call that reads on. One call returns at most [`FileConfig::max_output_chars`] characters of
 //! file content in all. Binary files are refused; a path that fails is reported beside the
-//! others. Every read is recorded for the staleness check of later edits, and the content of a
-//! file already shown in the conversation is not repeated (the [`ResourcesTracker`]).
+//! others. The content of a file already shown in the conversation is not repeated (the
+//! [`ResourcesTracker`]).
+//!
+//! Every file comes with its [`Version`](crate::workspace::Version), the hash of its whole
+//! content whatever range was read, which the edit tools take back as `expected_version`
+//! (files larger than [`FileConfig::max_edit_bytes`], which no edit tool loads, have none:
+//! hashing them would cost a read of the whole file for every range). Every read is also
+//! recorded in the workspace, for the check of edits that carry no version.
 
 use serde::Serialize;
 use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
@@ -16,7 +22,7 @@ use tool_macros::tool;
 use super::config::FileConfig;
 use super::edit::blocking;
 use super::reader::{Excerpt, LineRange, ReadLimits, Stop, read_lines};
-use crate::workspace::{Workspace, tracking};
+use crate::workspace::{StampingReader, Workspace};
 
 /// One file read.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -31,6 +37,9 @@ pub struct FileContent {
     pub end_line: usize,
     /// The file's line count, when known (a huge file read in part leaves it unknown).
     pub total_lines: Option<usize>,
+    /// The version of the whole file (the first 12 hex digits of the SHA-256 of its content):
+    /// pass it as `expected_version` to an edit. `null` for a file too large to edit.
+    pub version: Option<String>,
     /// Whether lines of the file were left out (after the range, or by a cap).
     pub truncated: bool,
     /// An estimate of the tokens of `content` (characters / 4).
@@ -91,14 +100,19 @@ impl Render for FilesRead {
                 Some(total) => format!("lines {}-{} of {total}", f.start_line, f.end_line),
                 None => format!("lines {}-{}", f.start_line, f.end_line),
             };
+            let version = f
+                .version
+                .as_ref()
+                .map(|v| format!(", version: {v}"))
+                .unwrap_or_default();
             if tracker.show(f.resource.clone()) {
                 out.push_str(&format!(
-                    ">>>>> FILE: {} ({lines}, ~{} tokens)\n{}<<<<< END FILE\n",
+                    ">>>>> FILE: {} ({lines}, ~{} tokens{version})\n{}<<<<< END FILE\n",
                     f.path, f.tokens, f.content
                 ));
             } else {
                 out.push_str(&format!(
-                    ">>>>> FILE: {} ({lines}; content shown in another tool invocation)\n<<<<< END FILE\n",
+                    ">>>>> FILE: {} ({lines}{version}; content shown in another tool invocation)\n<<<<< END FILE\n",
                     f.path
                 ));
             }
@@ -140,7 +154,6 @@ fn split_range(spec: &str) -> (&str, Option<(usize, Option<usize>)>) {
 
 /// Reads one path of the call.
 fn read_one(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     spec: &str,
@@ -183,8 +196,19 @@ fn read_one(
         sniff: config.binary_sniff_bytes,
         count_rest_up_to: 8 * 1024 * 1024,
     };
-    let excerpt = read_lines(&shown, &opened.file, opened.info.len, range, limits)?;
-    tracking::record_read(ctx, &opened.path, &opened.info);
+    // The version hashes every byte as the range is read, then the rest of the file.
+    let (excerpt, stamp) = if opened.info.len <= config.max_edit_bytes {
+        let mut reader = StampingReader::new(&opened.file);
+        let excerpt = read_lines(&shown, &mut reader, opened.info.len, range, limits)?;
+        let stamp = reader
+            .finish_within(config.max_edit_bytes)
+            .map_err(|e| ToolError::system(format!("reading `{shown}` failed: {e}")))?;
+        (excerpt, stamp)
+    } else {
+        let excerpt = read_lines(&shown, &opened.file, opened.info.len, range, limits)?;
+        (excerpt, None)
+    };
+    ws.record_seen(&opened.path, &opened.info, stamp);
     let note = note(&shown, config, &excerpt, range);
     let resource = ResourcesTracker::file_id(
         ws.roots()[p.root()].name(),
@@ -197,6 +221,7 @@ fn read_one(
         start_line: excerpt.first,
         end_line: excerpt.last,
         total_lines: excerpt.total_lines,
+        version: stamp.map(|s| s.version.to_string()),
         tokens: excerpt.tokens,
         content: excerpt.content,
         note,
@@ -243,7 +268,6 @@ fn note(shown: &str, config: &FileConfig, e: &Excerpt, range: LineRange) -> Opti
 
 /// Reads every path of a call (see the [module documentation](self)).
 pub fn read_files(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     paths: &[String],
@@ -280,7 +304,7 @@ pub fn read_files(
             });
             continue;
         }
-        match read_one(ctx, ws, config, spec, offset, limit, budget) {
+        match read_one(ws, config, spec, offset, limit, budget) {
             Ok(f) => {
                 budget = if f.capped {
                     0
@@ -314,7 +338,7 @@ pub fn read_files(
 /// Read one or more text files, with line numbers.
 #[tool(
     name = "read_file",
-    description = "Read one or more text files, numbered like `cat -n`. A path may name a line range: `src/main.rs:10-20` or `src/main.rs:100-`; or give offset (first line, 1-based) and limit (lines). At most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Paths are relative to the first project, or `project:path`.",
+    description = "Read one or more text files, numbered like `cat -n`. A path may name a line range: `src/main.rs:10-20` or `src/main.rs:100-`; or give offset (first line, 1-based) and limit (lines). At most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Paths are relative to the first project, or `project:path`. Each file comes with the version of its whole content, which edits take as expected_version.",
     category = "file_reading",
     toolsets(file),
     permissions(read_files),
@@ -332,8 +356,7 @@ pub async fn read_file(
 ) -> ToolResult<FilesRead> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    let ctx = ctx.clone();
-    blocking(move || read_files(&ctx, &ws, &config, &paths, offset, limit)).await
+    blocking(move || read_files(&ws, &config, &paths, offset, limit)).await
 }
 
 #[cfg(test)]

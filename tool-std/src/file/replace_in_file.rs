@@ -5,8 +5,9 @@
 //! Without `replace_all`, `find` must match exactly once: more matches are an error listing the
 //! line of every match, and nothing is written. No match at all is a success that says "0
 //! replacements". `preview_only` returns the unified diff without writing. The file's BOM and
-//! CRLF line ends are kept (`find` written with `\n` matches a CRLF file); a file changed on
-//! disk since this session read it is refused unless `overwrite`.
+//! CRLF line ends are kept (`find` written with `\n` matches a CRLF file); a file that
+//! changed since the model saw it is refused ([`Guard`]) unless `overwrite`. The answer
+//! carries the file's version after the call.
 
 use regex::RegexBuilder;
 use tool_core::{ToolContext, ToolError, ToolResult};
@@ -17,7 +18,7 @@ use super::diff::{self, Change};
 use super::edit::{self, blocking};
 use super::output::FileWritten;
 use super::text::{count_lines, line_of, line_starts};
-use crate::workspace::Workspace;
+use crate::workspace::{Guard, Workspace};
 
 /// The largest compiled regex (bytes of the automaton).
 const REGEX_SIZE_LIMIT: usize = 10 * 1024 * 1024;
@@ -38,7 +39,10 @@ pub struct Replace {
     pub replace_all: bool,
     /// Only return the diff.
     pub preview_only: bool,
-    /// Skip the staleness check.
+    /// The version the file must have (`read_file`'s `version`), or the workspace's record is
+    /// consulted ([`Guard`]).
+    pub expected_version: Option<String>,
+    /// Skip the "modified since read" check.
     pub overwrite: bool,
 }
 
@@ -59,17 +63,14 @@ impl Replace {
 }
 
 /// Replaces in a file; see the [module documentation](self).
-pub fn replace(
-    ctx: &ToolContext,
-    ws: &Workspace,
-    config: &FileConfig,
-    r: &Replace,
-) -> Result<FileWritten, ToolError> {
+pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileWritten, ToolError> {
     if r.find.is_empty() {
         return Err(ToolError::validation("find is empty; give the text to replace")
             .with_suggestion(r#"Example: replace_in_file(path="src/lib.rs", find="old_name", replace="new_name")"#));
     }
-    let loaded = edit::load(ctx, ws, config, &r.path, r.overwrite || r.preview_only)?;
+    let guard = Guard::for_call(r.expected_version.as_deref(), r.overwrite || r.preview_only)?;
+    let loaded = edit::load(ws, config, &r.path, guard)?;
+    let version_now = loaded.stamp.version.to_string();
     let shown = loaded.path.to_string();
     let old = &loaded.file.text;
     let find = loaded.file.normalize_input(&r.find);
@@ -115,6 +116,7 @@ pub fn replace(
             written: false,
             bytes: loaded.info.len,
             line_count,
+            version: version_now,
             replacements: Some(0),
             diff: None,
         });
@@ -172,12 +174,13 @@ pub fn replace(
             written: false,
             bytes: loaded.file.encode(&text).len() as u64,
             line_count: new_lines,
+            version: version_now,
             replacements: Some(n),
             diff: Some(diff),
         });
     }
     let bytes = loaded.file.encode(&text);
-    let outcome = edit::commit(ctx, ws, &loaded, &bytes)?;
+    let (outcome, version) = edit::commit(ws, &loaded, &bytes)?;
     Ok(FileWritten {
         r#type: "replaced",
         message: format!("Replaced {n} occurrence(s) in `{shown}` (now {new_lines} lines)"),
@@ -185,6 +188,7 @@ pub fn replace(
         written: true,
         bytes: outcome.bytes,
         line_count: new_lines,
+        version: version.to_string(),
         replacements: Some(n),
         diff: Some(diff),
     })
@@ -193,7 +197,7 @@ pub fn replace(
 /// Find and replace text in a file.
 #[tool(
     name = "replace_in_file",
-    description = "Find and replace text in a file. find is literal text unless is_regex (then replace may use $1). Without replace_all, find must match exactly once (an error lists the lines of every match). preview_only returns the diff without writing. No match is reported as 0 replacements.",
+    description = "Find and replace text in a file. find is literal text unless is_regex (then replace may use $1). Without replace_all, find must match exactly once (an error lists the lines of every match). preview_only returns the diff without writing. No match is reported as 0 replacements. Pass the version read_file returned as expected_version to refuse the edit if the file changed since.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -219,13 +223,14 @@ pub async fn replace_in_file(
     /// Return the diff without writing.
     #[param(default)]
     preview_only: bool,
-    /// Write even if the file changed on disk since this session read it.
+    /// The file's version from read_file or your last edit; refused if it changed since.
+    expected_version: Option<String>,
+    /// Write even if the file changed since it was read (no version check).
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    let ctx = ctx.clone();
     let r = Replace {
         path,
         find,
@@ -233,7 +238,8 @@ pub async fn replace_in_file(
         is_regex,
         replace_all,
         preview_only,
+        expected_version,
         overwrite,
     };
-    blocking(move || self::replace(&ctx, &ws, &config, &r)).await
+    blocking(move || self::replace(&ws, &config, &r)).await
 }

@@ -1,8 +1,9 @@
 //! `update_file`: replace the whole content of an existing file.
 //!
-//! The file must exist. Its byte-order mark and CRLF line ends are kept; a file changed on disk
-//! since this session read it is refused ("modified since read") unless `overwrite: true`.
-//! The answer carries a diff when the file is small enough to diff whole.
+//! The file must exist. Its byte-order mark and CRLF line ends are kept; a file that changed
+//! since the model saw it is refused ("modified since read", see [`Guard`]) unless
+//! `overwrite: true`. The answer carries the file's new version, and a diff when the file is
+//! small enough to diff whole.
 
 use tool_core::{ToolContext, ToolError, ToolResult};
 use tool_macros::tool;
@@ -12,26 +13,25 @@ use super::diff;
 use super::edit::{self, blocking, check_content};
 use super::output::FileWritten;
 use super::text::{BOM, count_lines};
-use crate::workspace::Workspace;
+use crate::workspace::{Guard, Workspace};
 
 /// Files up to this size (old and new together) get a diff in the answer.
 const DIFF_UP_TO: usize = 2 * 1024 * 1024;
 
 /// Replaces a file's content; see the [module documentation](self).
 pub fn update(
-    ctx: &ToolContext,
     ws: &Workspace,
     config: &FileConfig,
     path: &str,
     content: &str,
-    overwrite: bool,
+    guard: Guard,
 ) -> Result<FileWritten, ToolError> {
     check_content(config, content)?;
-    let loaded = edit::load(ctx, ws, config, path, overwrite)?;
+    let loaded = edit::load(ws, config, path, guard)?;
     let content = content.strip_prefix(BOM).unwrap_or(content);
     let text = loaded.file.normalize_input(content);
     let bytes = loaded.file.encode(&text);
-    let outcome = edit::commit(ctx, ws, &loaded, &bytes)?;
+    let (outcome, version) = edit::commit(ws, &loaded, &bytes)?;
     let shown = loaded.path.to_string();
     let diff = (loaded.file.text.len() + text.len() <= DIFF_UP_TO)
         .then(|| diff::whole(&shown, &loaded.file.text, &text, config.max_diff_chars).0);
@@ -43,6 +43,7 @@ pub fn update(
         written: true,
         bytes: outcome.bytes,
         line_count: lines,
+        version: version.to_string(),
         replacements: None,
         diff,
     })
@@ -51,7 +52,7 @@ pub fn update(
 /// Replace the whole content of an existing file.
 #[tool(
     name = "update_file",
-    description = "Replace the whole content of an existing file. Keeps its line endings and byte-order mark. Fails if the file changed on disk since you read it, unless overwrite is true.",
+    description = "Replace the whole content of an existing file. Keeps its line endings and byte-order mark. Pass the version read_file returned as expected_version to refuse the write if the file changed since.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -64,12 +65,14 @@ pub async fn update_file(
     path: String,
     /// The new content of the whole file.
     content: String,
-    /// Write even if the file changed on disk since this session read it.
+    /// The file's version from read_file or your last edit; refused if it changed since.
+    expected_version: Option<String>,
+    /// Write even if the file changed since it was read (no version check).
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    let ctx = ctx.clone();
-    blocking(move || update(&ctx, &ws, &config, &path, &content, overwrite)).await
+    let guard = Guard::for_call(expected_version.as_deref(), overwrite)?;
+    blocking(move || update(&ws, &config, &path, &content, guard)).await
 }

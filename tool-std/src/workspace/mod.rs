@@ -10,8 +10,9 @@
 //!
 //! 1. [`Workspace::resolve`] parses what the model wrote, without touching the disk:
 //!    `name:relative`, `relative` (the first root) or an absolute path inside a root. NUL bytes,
-//!    `..` climbing above the root and absolute paths outside every root (a sibling such as
-//!    `/ws-evil` of `/ws` included) are refused here.
+//!    `..` climbing above the root, absolute paths outside every root (a sibling such as
+//!    `/ws-evil` of `/ws` included) and a home directory as a shell writes it (a leading `~`,
+//!    `~user`, `$HOME` or `${HOME}`, which nothing here expands) are refused here.
 //! 2. Every access then happens on directory handles ([`cap_std`]): the root is opened once, the
 //!    path is canonicalized *on that handle* (symbolic links are followed only while they stay
 //!    inside the root; one that leaves it, or dangles, is refused), and the canonical path is
@@ -26,6 +27,12 @@
 //!    temporary file of a writer killed mid-way is removed by the next write in its directory,
 //!    or by [`Workspace::remove_stale_temp_files`]; its name records its writer, and nothing
 //!    else is ever removed.
+//!
+//! 5. Changes are guarded ([`Guard`]): a tool that changes a file checks it is still what the
+//!    model saw, by the [`Version`] the model carries (the hash of the content `read_file`
+//!    returned) or, without one, by the workspace's record of reads and writes
+//!    ([`Workspace::check_unchanged`]). The record lives in the workspace, so every session
+//!    of the process shares it, and holds at most [`MAX_TRACKED_FILES`] files.
 //!
 //! Every refusal is a `security_error` that names the roots a path must lie in and says to call
 //! `list_projects`.
@@ -51,7 +58,8 @@ mod error;
 mod path;
 mod sweep;
 pub(crate) mod temp;
-pub mod tracking;
+mod tracking;
+mod version;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -64,6 +72,10 @@ pub use access::{EntryInfo, EntryKind, MAX_LINK_HOPS, OpenDir, OpenFile};
 pub use error::WorkspaceError;
 pub use path::{MAX_PATH_BYTES, WsPath};
 pub use sweep::{SWEEP_MAX_DEPTH, SWEEP_MAX_DIRS, SWEEP_MAX_ENTRIES, SweepReport};
+pub(crate) use tracking::parse_expected;
+pub use tracking::{Guard, MAX_TRACKED_FILES};
+pub use version::{Stamp, VERSION_DIGITS, Version};
+pub(crate) use version::{StampingReader, stamp_within};
 pub use write::{Existence, WriteOptions, WriteOutcome};
 
 /// The protected patterns when the host names none.
@@ -125,6 +137,9 @@ struct Inner {
     protected: GlobSet,
     protected_patterns: Vec<String>,
     protected_readable: bool,
+    /// The record of reads and writes of the "modified since read" guard: one for every
+    /// clone of this workspace, so for every session of the process.
+    tracker: tracking::Tracker,
 }
 
 /// Builds a [`Workspace`]: roots, protected patterns, whether protected paths are readable.
@@ -232,6 +247,7 @@ impl WorkspaceBuilder {
                 protected,
                 protected_patterns: patterns,
                 protected_readable: self.protected_readable,
+                tracker: tracking::Tracker::default(),
             }),
         })
     }

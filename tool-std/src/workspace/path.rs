@@ -3,7 +3,8 @@
 //!
 //! Parsing is lexical on purpose. It decides *which root* a path belongs to and refuses what can
 //! be refused from the text alone (NUL bytes, `..` climbing above the root, absolute paths outside
-//! every root, a sibling prefix such as `/ws-evil` for a root at `/ws`). Everything that depends
+//! every root, a sibling prefix such as `/ws-evil` for a root at `/ws`, a home directory written
+//! as a shell would expand it: `~`, `~/x`, `~user/x`, `$HOME/x`, `${HOME}/x`). Everything that depends
 //! on the file system (symbolic links, races) is settled later, on directory handles, by
 //! [`super::access`].
 
@@ -125,6 +126,21 @@ fn push_normalized(rel: &mut PathBuf, text: &str, original: &str) -> Result<(), 
     Ok(())
 }
 
+/// What a shell would expand to a home directory at the start of `path`: a first component
+/// `~` or `~user`, or `$HOME` / `${HOME}`. Nothing expands them here, and taken literally they
+/// would name a directory `~` inside a root, so they are refused. Further down a path
+/// (`src/~backup`) a `~` is an ordinary character.
+fn home_prefix(path: &str) -> Option<&str> {
+    let first = path.split('/').next().unwrap_or_default();
+    if first.starts_with('~') {
+        Some("~")
+    } else if first == "$HOME" || first == "${HOME}" {
+        Some(first)
+    } else {
+        None
+    }
+}
+
 fn escape_error(path: &str, why: &str) -> ToolError {
     ToolError::security(format!("path `{}` is not allowed: {why}", shown(path)))
 }
@@ -148,9 +164,11 @@ impl Workspace {
     ///
     /// This is lexical: nothing is opened. Refused with a `security_error` naming the roots:
     /// NUL bytes, `..` climbing above the root, absolute paths outside every root (a sibling
-    /// such as `/ws-evil` of a root `/ws` included). An empty path or `.` is the first root.
-    /// A `name:` prefix that names no root is read as part of a relative path (file names may
-    /// hold colons).
+    /// such as `/ws-evil` of a root `/ws` included), and a leading `~`, `~user`, `$HOME` or
+    /// `${HOME}` (paths are relative to a root, not to a home directory; a file whose name
+    /// starts with `~` at the top of a root is `./~name`). An empty path or `.` is the first
+    /// root. A `name:` prefix that names no root is read as part of a relative path (file
+    /// names may hold colons).
     pub fn resolve(&self, path: &str) -> Result<WsPath, ToolError> {
         if path.contains('\0') {
             return Err(self.refusal(path, "it contains a NUL byte"));
@@ -165,13 +183,32 @@ impl Workspace {
         if let Some((name, rest)) = trimmed.split_once(':')
             && let Some(index) = self.root_index(name)
         {
+            if let Some(home) = home_prefix(rest) {
+                return Err(self.home_refusal(path, home));
+            }
             return self.relative_to(index, rest, path);
+        }
+        if let Some(home) = home_prefix(trimmed) {
+            return Err(self.home_refusal(path, home));
         }
         let as_path = Path::new(trimmed);
         if as_path.is_absolute() {
             return self.absolute(as_path, path);
         }
         self.relative_to(0, trimmed, path)
+    }
+
+    fn home_refusal(&self, original: &str, home: &str) -> ToolError {
+        self.refusal(
+            original,
+            &format!(
+                "`{home}` is not expanded: paths are relative to a project root, not to a home directory"
+            ),
+        )
+        .with_suggestion(
+            "Write the path relative to a project root (`notes/todo.txt`) or as `name:path`; call \
+             list_projects to see the roots. A file whose name starts with `~` is written `./~name`.",
+        )
     }
 
     fn relative_to(&self, root: usize, rest: &str, original: &str) -> Result<WsPath, ToolError> {

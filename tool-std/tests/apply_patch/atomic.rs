@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tool_core::ErrorKind;
-use tool_std::file::apply_patch::apply;
-use tool_std::workspace::tracking;
+use tool_std::file::apply_patch::{PatchOptions, apply};
+use tool_std::workspace::{Stamp, Version};
 
 use crate::support::patch::{fixture, patch};
 use crate::support::snapshot_without_dir_times;
@@ -227,12 +227,13 @@ fn missing_files_directories_and_special_files() {
 }
 
 #[test]
-fn a_file_changed_since_this_session_read_it_is_refused_unless_overwrite() {
+fn a_file_changed_since_it_was_read_is_refused_unless_overwrite() {
     let fx = fixture();
     fx.write("s.txt", "one\n");
     let p = fx.ws.resolve("s.txt").unwrap();
     let open = fx.ws.open_file(&p).unwrap();
-    tracking::record_read(&fx.ctx, &open.path, &open.info);
+    fx.ws
+        .record_seen(&open.path, &open.info, Some(Stamp::of(b"one\n")));
     drop(open);
 
     fx.write("s.txt", "one\nchanged by someone else\n");
@@ -240,13 +241,16 @@ fn a_file_changed_since_this_session_read_it_is_refused_unless_overwrite() {
     let err = fx.fails(&body, ErrorKind::UserError);
     assert_eq!(
         err.message(),
-        "modified since read: `s.txt` changed on disk after this session last read it (size 4 -> 28 bytes)"
+        format!(
+            "modified since read: `s.txt` changed since it was last read: now version {}, 1 -> 2 lines, 4 -> 28 bytes; nothing was changed",
+            Version::of(b"one\nchanged by someone else\n")
+        )
     );
     assert_eq!(fx.read("s.txt"), "one\nchanged by someone else\n");
     let err = fx.fails(&patch("*** Delete File: s.txt"), ErrorKind::UserError);
     assert!(err.message().starts_with("modified since read"));
 
-    apply(&fx.ctx, &fx.ws, &body, true).unwrap();
+    apply(&fx.ws, &body, &PatchOptions::new().overwrite(true)).unwrap();
     assert_eq!(fx.read("s.txt"), "uno\nchanged by someone else\n");
     // The write is recorded: the next patch passes, until the file changes again.
     fx.applied(&patch("*** Update File: s.txt\n@@\n-uno\n+one"));

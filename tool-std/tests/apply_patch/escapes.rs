@@ -6,7 +6,7 @@ use std::fs;
 use std::os::unix::fs::symlink;
 
 use tool_core::ErrorKind;
-use tool_std::file::apply_patch::apply;
+use tool_std::file::apply_patch::{PatchOptions, apply};
 use tool_std::workspace::Workspace;
 
 use crate::support::patch::{SECRET, fixture, patch};
@@ -199,7 +199,7 @@ fn a_read_only_root_is_never_written() {
         patch("*** Update File: ws:a.txt\n*** Move to: docs:a.txt"),
         patch("*** Update File: docs:guide.md\n*** Move to: ws:guide.md"),
     ] {
-        let err = apply(&fx.ctx, &ws, &body, false).unwrap_err();
+        let err = apply(&ws, &body, &PatchOptions::new()).unwrap_err();
         assert_eq!(err.kind(), ErrorKind::SecurityError, "{}", err.to_json());
         assert!(
             err.message().contains("root `docs` is read-only"),
@@ -210,10 +210,9 @@ fn a_read_only_root_is_never_written() {
     assert_eq!(snapshot(&fx.base), before);
     // The writable root still takes patches, named explicitly.
     apply(
-        &fx.ctx,
         &ws,
         &patch("*** Update File: ws:a.txt\n@@\n-a\n+b"),
-        false,
+        &PatchOptions::new(),
     )
     .unwrap();
     assert_eq!(fx.read("a.txt"), "b\n");
@@ -304,7 +303,7 @@ fn a_directory_swapped_for_a_link_during_patches_never_leaks() {
         let body = patch(&format!(
             "*** Update File: sub/f.txt\n@@\n inside\n+line {i}"
         ));
-        match apply(&fx.ctx, &fx.ws, &body, true) {
+        match apply(&fx.ws, &body, &PatchOptions::new().overwrite(true)) {
             Ok(_) => applied += 1,
             Err(e) => {
                 assert!(

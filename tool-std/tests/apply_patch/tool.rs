@@ -9,6 +9,7 @@ use tool_core::{
     ResourcesTracker, Runtime, Session, SessionConfig, ToolCall,
 };
 use tool_std::file::apply_patch::ApplyPatchTool;
+use tool_std::workspace::Version;
 
 use crate::support::patch::{Fx, fixture, patch};
 use crate::support::registry_of;
@@ -69,9 +70,15 @@ async fn an_approved_call_applies_and_answers_per_file() {
         json!([{"hunk": 1, "line": 1, "level": "exact"}])
     );
     assert_eq!(value["files"][1]["action"], "added");
+    // Each file's version after the patch: the hash of its new content.
+    let (a, b) = (Version::of(b"one\n2\n"), Version::of(b"b\n"));
+    assert_eq!(value["files"][0]["version"], a.to_string());
+    assert_eq!(value["files"][1]["version"], b.to_string());
     assert_eq!(
         out.model_text(&mut ResourcesTracker::new()),
-        "Patch applied: 2 file operation(s), +2 -1 lines.\nM a.txt (+1 -1): hunk 1 at line 1 (exact)\nA b.txt (+1)"
+        format!(
+            "Patch applied: 2 file operation(s), +2 -1 lines.\nM a.txt (+1 -1, version {a}): hunk 1 at line 1 (exact)\nA b.txt (+1, version {b})"
+        )
     );
     assert_eq!(fx.read("a.txt"), "one\n2\n");
     assert_eq!(fx.read("b.txt"), "b\n");

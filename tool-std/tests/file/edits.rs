@@ -1,6 +1,6 @@
 //! Edit correctness: CRLF, BOM, no final newline, empty files, unicode, a 10 MB file; the
-//! ambiguity and staleness errors with their texts; previews, 0 replacements, regex groups,
-//! line edits with `expected`, and the permission bits kept.
+//! ambiguity errors with their texts; previews, 0 replacements, regex groups, line edits with
+//! `expected`, and the permission bits kept. (The "modified since read" guard: `versions`.)
 
 use std::os::unix::fs::PermissionsExt;
 
@@ -274,59 +274,6 @@ async fn edit_lines_checks_expected_and_answers_diff_and_line_count() {
         "content is required for operation `replace`"
     );
     assert_eq!(f.read_str("l.txt").lines().next(), Some("four"));
-}
-
-#[tokio::test]
-async fn staleness_errors_say_modified_since_read_unless_overwrite() {
-    let f = Fixture::new();
-    f.write("s.txt", "v1\n");
-    f.call("read_file", json!({"paths": ["s.txt"]})).await;
-    std::fs::write(f.ws.join("s.txt"), "v2 from someone else\n").unwrap();
-    for (tool, args) in [
-        (
-            "replace_in_file",
-            json!({"path": "s.txt", "find": "v", "replace": "w"}),
-        ),
-        ("update_file", json!({"path": "s.txt", "content": "mine\n"})),
-        ("append_file", json!({"path": "s.txt", "content": "more\n"})),
-        (
-            "edit_lines",
-            json!({"path": "s.txt", "operation": "delete", "start_line": 1}),
-        ),
-        ("delete_file", json!({"paths": ["s.txt"]})),
-    ] {
-        let r = f.call(tool, args).await;
-        assert_eq!(error_type(&r), "user_error", "{tool}: {r}");
-        assert_eq!(
-            error_text(&r),
-            "modified since read: `main:s.txt` changed on disk after this session last read it (size 3 -> 21 bytes)",
-            "{tool}"
-        );
-    }
-    assert_eq!(f.read_str("s.txt"), "v2 from someone else\n");
-    // Another session never read it: no staleness there.
-    let other = f.other_session();
-    let out = other
-        .call(tool_core::ToolCall::new(
-            "o",
-            "append_file",
-            json!({"path": "s.txt", "content": "x\n"}).to_string(),
-        ))
-        .await;
-    assert!(out.is_success(), "{:?}", out.to_json());
-    let r = f
-        .call(
-            "update_file",
-            json!({"path": "s.txt", "content": "mine\n", "overwrite": true}),
-        )
-        .await;
-    assert_eq!(r["written"], true, "{r}");
-    // After its own write the session knows the file again: edits pass.
-    let r = f
-        .call("append_file", json!({"path": "s.txt", "content": "ok\n"}))
-        .await;
-    assert_eq!(r["written"], true, "{r}");
-    assert_eq!(f.read_str("s.txt"), "mine\nok\n");
 }
 
 #[tokio::test]

@@ -357,3 +357,61 @@ async fn a_hard_link_to_an_outside_file_never_carries_a_write_out() {
     assert_eq!(f.read_str("hard.txt"), "top\nnew two\nmore\n");
     assert_eq!(f.outside_snapshot(), before);
 }
+
+/// `~`, `~user` and `$HOME` are what a shell expands; the tools expand nothing, and taken
+/// literally they made a directory named `~` inside the root.
+#[tokio::test]
+async fn home_directory_paths_are_refused_as_project_relative() {
+    let f = Fixture::new();
+    f.write("~x/y.txt", "a file under a directory literally named ~x\n");
+    for path in [
+        "~",
+        "~/x",
+        "~/new.txt",
+        "~root/x",
+        "~x/y.txt",
+        "$HOME/x",
+        "${HOME}/x",
+        "$HOME",
+        "main:~/x",
+        " ~/x",
+    ] {
+        for (tool, args) in [
+            ("create_file", json!({"path": path, "content": "x\n"})),
+            ("read_file", json!({"paths": [path]})),
+        ] {
+            let r = f.call(tool, args).await;
+            assert_eq!(error_type(&r), "security_error", "{tool} {path}: {r}");
+            let text = error_text(&r);
+            assert!(
+                text.contains(
+                    "is not expanded: paths are relative to a project root, not to a home directory"
+                ) && text.contains("`main` (")
+                    && text.contains("call list_projects"),
+                "{tool} {path}: {text}"
+            );
+        }
+    }
+    // Nothing named `~` or `$HOME` was made.
+    let names: Vec<String> = std::fs::read_dir(&f.ws)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["~x"], "{names:?}");
+    // A `~` further down a path, or after `./`, is an ordinary character.
+    for path in ["src/~backup", "./~top.txt", "main:src/~b/~c.txt"] {
+        let r = f
+            .call(
+                "create_file",
+                json!({"path": path, "content": "kept\n", "create_parents": true}),
+            )
+            .await;
+        assert_eq!(r["type"], "file_created", "{path}: {r}");
+        let r = f.call("read_file", json!({"paths": [path]})).await;
+        assert_eq!(r["files"][0]["content"], "     1\tkept\n", "{path}: {r}");
+    }
+    assert_eq!(f.read_str("src/~backup"), "kept\n");
+    assert_eq!(f.read_str("~top.txt"), "kept\n");
+    let r = f.call("read_file", json!({"paths": ["./~x/y.txt"]})).await;
+    assert_eq!(r["files_read"], 1, "{r}");
+}

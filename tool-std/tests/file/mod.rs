@@ -1,5 +1,5 @@
-//! The file tools: reads, edits, listings and specs, output caps, escapes, races, and a writer
-//! killed mid-write.
+//! The file tools: reads, edits, listings and specs, output caps, escapes, races, a writer
+//! killed mid-write, and the "modified since read" guard (versions, and the workspace's record).
 
 mod caps;
 mod edits;
@@ -8,3 +8,5 @@ mod kill;
 mod list;
 mod races;
 mod read;
+mod record;
+mod versions;

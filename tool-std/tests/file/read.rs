@@ -132,7 +132,7 @@ async fn token_estimates_and_repeated_content_shown_once() {
     let first = out.model_text(&mut tracker);
     assert!(
         first.contains(
-            ">>>>> FILE: main:a.txt (lines 1-1 of 1, ~2 tokens)\n     1\tabcdefgh\n<<<<< END FILE"
+            ">>>>> FILE: main:a.txt (lines 1-1 of 1, ~2 tokens, version: 97c68304cee2)\n     1\tabcdefgh\n<<<<< END FILE"
         ),
         "{first}"
     );
@@ -140,7 +140,9 @@ async fn token_estimates_and_repeated_content_shown_once() {
     let again = f.outcome("read_file", json!({"paths": ["a.txt"]})).await;
     let second = again.model_text(&mut tracker);
     assert!(
-        second.contains("content shown in another tool invocation"),
+        second.contains(
+            ">>>>> FILE: main:a.txt (lines 1-1 of 1, version: 97c68304cee2; content shown in another tool invocation)"
+        ),
         "{second}"
     );
     assert!(!second.contains("abcdefgh"));

@@ -7,7 +7,7 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tool_core::{ApproveAll, CallOutcome, Session};
+use tool_core::{ApproveAll, CallOutcome, Runtime, Session};
 use tool_std::file::FileConfig;
 use tool_std::workspace::Workspace;
 
@@ -24,6 +24,7 @@ pub(crate) struct Fixture {
     pub(crate) outside: PathBuf,
     pub(crate) evil: PathBuf,
     pub(crate) workspace: Workspace,
+    pub(crate) runtime: Runtime,
     pub(crate) session: Session,
 }
 
@@ -47,7 +48,8 @@ impl Fixture {
             .read_only_root("ro", &ro)
             .build()
             .unwrap();
-        let session = session_for(&workspace, config);
+        let runtime = runtime_for(&workspace, config);
+        let session = runtime.session();
         Fixture {
             _tmp: tmp,
             base,
@@ -56,13 +58,14 @@ impl Fixture {
             outside,
             evil,
             workspace,
+            runtime,
             session,
         }
     }
 
-    /// A new session on the same workspace (its own staleness records).
+    /// A new session of the same runtime, as each MCP 2026-07-28 request gets one.
     pub(crate) fn other_session(&self) -> Session {
-        session_for(&self.workspace, FileConfig::default())
+        self.runtime.session()
     }
 
     pub(crate) fn write(&self, rel: &str, content: impl AsRef<[u8]>) {
@@ -105,11 +108,15 @@ impl Fixture {
     }
 }
 
-pub(crate) fn session_for(ws: &Workspace, config: FileConfig) -> Session {
+/// A runtime over every tool with `ws` and `config` as services, approving every call.
+pub(crate) fn runtime_for(ws: &Workspace, config: FileConfig) -> Runtime {
     super::workspace_runtime(ws, config)
         .approver(ApproveAll)
         .build()
-        .session()
+}
+
+pub(crate) fn session_for(ws: &Workspace, config: FileConfig) -> Session {
+    runtime_for(ws, config).session()
 }
 
 pub(crate) fn error_type(v: &Value) -> &str {

@@ -5,8 +5,8 @@
 use std::fs;
 use std::path::PathBuf;
 
-use tool_core::{ErrorKind, Services, ToolContext, ToolError};
-use tool_std::file::apply_patch::{PatchApplied, apply};
+use tool_core::{ErrorKind, ToolError};
+use tool_std::file::apply_patch::{PatchApplied, PatchOptions, apply};
 use tool_std::workspace::Workspace;
 
 use super::Snapshot;
@@ -20,7 +20,6 @@ pub(crate) struct Fx {
     /// `base/ws`, the workspace's only (read-write) root.
     pub(crate) root: PathBuf,
     pub(crate) ws: Workspace,
-    pub(crate) ctx: ToolContext,
 }
 
 pub(crate) fn fixture() -> Fx {
@@ -35,7 +34,6 @@ pub(crate) fn fixture() -> Fx {
         base,
         root,
         ws,
-        ctx: ToolContext::detached("apply_patch", Services::new()),
     }
 }
 
@@ -62,7 +60,7 @@ impl Fx {
     }
 
     pub(crate) fn apply(&self, patch: &str) -> Result<PatchApplied, ToolError> {
-        apply(&self.ctx, &self.ws, patch, false)
+        apply(&self.ws, patch, &PatchOptions::new())
     }
 
     pub(crate) fn applied(&self, patch: &str) -> PatchApplied {

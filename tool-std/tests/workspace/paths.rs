@@ -66,6 +66,55 @@ fn relative_named_and_absolute_paths_resolve_in_the_root() {
 }
 
 #[test]
+fn a_leading_home_directory_is_refused_and_a_tilde_further_down_is_a_name() {
+    let f = fixture();
+    for path in [
+        "~",
+        "~/x",
+        "~user/x",
+        "~user",
+        "$HOME/x",
+        "${HOME}/x",
+        "${HOME}",
+        "ws:~/x",
+    ] {
+        let err = f.ws.resolve(path).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::SecurityError, "{path}");
+        assert!(
+            err.message()
+                .starts_with(&format!("path `{path}` is not allowed: `")),
+            "{path}: {}",
+            err.message()
+        );
+        assert!(
+            err.message()
+                .contains("paths are relative to a project root")
+                && err.message().contains("`ws` ("),
+            "{path}: {}",
+            err.message()
+        );
+        assert!(
+            err.suggestion()
+                .unwrap_or_default()
+                .contains("list_projects"),
+            "{path}"
+        );
+    }
+    for (path, rel) in [
+        ("src/~backup", "src/~backup"),
+        ("./~name", "~name"),
+        ("ws:src/~x/~y", "src/~x/~y"),
+        ("$HOMEWORK/x", "$HOMEWORK/x"),
+        ("src/$HOME", "src/$HOME"),
+    ] {
+        let p =
+            f.ws.resolve(path)
+                .unwrap_or_else(|e| panic!("{path}: {}", e.message()));
+        assert_eq!(p.relative(), std::path::Path::new(rel), "{path}");
+    }
+}
+
+#[test]
 fn escapes_are_refused_with_the_roots_named() {
     let f = fixture();
     let before = snapshot(&f.base.join("outside"));

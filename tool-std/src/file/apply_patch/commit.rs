@@ -33,13 +33,13 @@ use tool_core::ToolError;
 
 use super::plan::{Step, changed_meanwhile, io_error};
 use crate::workspace::temp::{self, TempKind};
-use crate::workspace::{Workspace, WsPath};
+use crate::workspace::{Stamp, Workspace, WsPath};
 
-/// What a committed patch changed, for the session's file tracking.
+/// What a committed patch changed, for the workspace's record of reads and writes.
 #[derive(Debug, Default)]
 pub(crate) struct Committed {
-    /// Files created or replaced (canonical paths).
-    pub(crate) written: Vec<WsPath>,
+    /// Files created or replaced (canonical paths), with their new content's stamp.
+    pub(crate) written: Vec<(WsPath, Stamp)>,
     /// Files removed.
     pub(crate) removed: Vec<WsPath>,
 }
@@ -54,6 +54,8 @@ enum Kind {
 struct Staged {
     kind: Kind,
     path: WsPath,
+    /// The new content's stamp (none for a removal).
+    stamp: Option<Stamp>,
     dir: Arc<Dir>,
     name: OsString,
     temp: Option<OsString>,
@@ -120,9 +122,11 @@ pub(crate) fn commit(ws: &Workspace, steps: Vec<Step>) -> Result<Committed, Tool
         if let Some(backup) = backup {
             let _ = s.dir.remove_file(backup);
         }
-        match s.kind {
-            Kind::Remove => committed.removed.push(s.path.clone()),
-            _ => committed.written.push(s.path.clone()),
+        match (s.kind, s.stamp) {
+            (Kind::Create | Kind::Replace, Some(stamp)) => {
+                committed.written.push((s.path.clone(), stamp));
+            }
+            _ => committed.removed.push(s.path.clone()),
         }
         if !dirs.iter().any(|d| Arc::ptr_eq(d, &s.dir)) {
             dirs.push(&s.dir);
@@ -169,26 +173,32 @@ fn stage(
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(io_error(&shown, &e)),
         };
-        let (kind, temp) = match step {
-            Step::Create { bytes, mode, .. } => {
+        let (kind, temp, stamp) = match step {
+            Step::Create {
+                bytes, mode, stamp, ..
+            } => {
                 if now.is_some() {
                     return Err(changed_meanwhile(&shown));
                 }
-                (Kind::Create, Some((bytes, mode)))
+                (Kind::Create, Some((bytes, mode)), Some(stamp))
             }
             Step::Replace {
-                bytes, mode, ino, ..
+                bytes,
+                mode,
+                ino,
+                stamp,
+                ..
             } => {
                 if now != Some(ino) {
                     return Err(changed_meanwhile(&shown));
                 }
-                (Kind::Replace, Some((bytes, mode)))
+                (Kind::Replace, Some((bytes, mode)), Some(stamp))
             }
             Step::Remove { ino, .. } => {
                 if now != Some(ino) {
                     return Err(changed_meanwhile(&shown));
                 }
-                (Kind::Remove, None)
+                (Kind::Remove, None, None)
             }
         };
         let temp = match temp {
@@ -200,6 +210,7 @@ fn stage(
         staged.push(Staged {
             kind,
             path,
+            stamp,
             dir,
             name,
             temp,

@@ -25,8 +25,9 @@
 //! 2. **Plan** (every path, every file, every hunk, before any write): each path is resolved
 //!    by the workspace and must be writable, there and where its links lead; an added file
 //!    must not exist (unless the patch deletes it first), a moved file's destination neither;
-//!    a file this session read and that changed on disk since is refused ("modified since
-//!    read") unless the call passes `overwrite`. Files are read through the workspace (regular
+//!    a file updated or deleted that changed since the model saw it is refused ("modified
+//!    since read": its version in `expected_versions`, else the workspace's record, see
+//!    [`Guard`](crate::workspace::Guard)) unless the call passes `overwrite`. Files are read through the workspace (regular
 //!    files only, UTF-8, at most [`MAX_FILE_BYTES`] each and [`MAX_TOTAL_BYTES`] in all) and
 //!    each hunk is placed ([`locate`], [`text`]). If anything fails, nothing has been
 //!    written, and the error names the file, the hunk (number, patch line, first lines) and
@@ -61,26 +62,28 @@
 //! the arguments, so it cannot ask for `delete_files` only when a patch deletes.
 //!
 //! ```
-//! use tool_core::{Services, ToolContext};
-//! use tool_std::file::apply_patch::{ChangeKind, MatchLevel, apply};
-//! use tool_std::workspace::Workspace;
+//! use tool_std::file::apply_patch::{ChangeKind, MatchLevel, PatchOptions, apply};
+//! use tool_std::workspace::{Version, Workspace};
 //!
 //! let dir = tempfile::tempdir()?;
 //! std::fs::write(dir.path().join("app.py"), "def greet():\n    print(\"Hi\")\n")?;
 //! let ws = Workspace::single(dir.path())?;
-//! let ctx = ToolContext::detached("apply_patch", Services::new());
+//! // The version read_file gave the model.
+//! let read = Version::of(b"def greet():\n    print(\"Hi\")\n").to_string();
 //!
-//! let done = apply(&ctx, &ws, "*** Begin Patch
+//! let done = apply(&ws, "*** Begin Patch
 //! *** Update File: app.py
 //! @@ def greet():
 //! -    print(\"Hi\")
 //! +    print(\"Hello\")
 //! *** Add File: README.md
 //! +# app
-//! *** End Patch", false)?;
+//! *** End Patch", &PatchOptions::new().expected_version("app.py", read))?;
 //!
 //! assert_eq!(done.files[0].action, ChangeKind::Updated);
 //! assert_eq!(done.files[0].hunks[0].level, MatchLevel::Exact);
+//! let new = Version::of(b"def greet():\n    print(\"Hello\")\n").to_string();
+//! assert_eq!(done.files[0].version.as_deref(), Some(new.as_str()));
 //! assert_eq!(std::fs::read_to_string(dir.path().join("app.py"))?, "def greet():\n    print(\"Hello\")\n");
 //! assert_eq!(std::fs::read_to_string(dir.path().join("README.md"))?, "# app\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -100,4 +103,4 @@ pub use locate::MatchLevel;
 pub use parser::{MAX_OPERATIONS, MAX_PATCH_BYTES};
 pub use plan::{MAX_FILE_BYTES, MAX_TOTAL_BYTES};
 pub use report::{ChangeKind, FileChange, HunkMatch, MAX_LISTED_HUNKS, PatchApplied};
-pub use tool::{ApplyPatchTool, apply, apply_patch};
+pub use tool::{ApplyPatchTool, PatchOptions, apply, apply_patch};

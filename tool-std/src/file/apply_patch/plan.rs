@@ -5,20 +5,24 @@
 //! later operations see what earlier ones made of it (`*** Delete File: a` then
 //! `*** Add File: a` replaces `a`; an update of a file added above edits the new text). Every
 //! path goes through the workspace before anything is read: [`Workspace::resolve`], write
-//! permission on the path and on where its links lead, and the session's staleness check.
-//! The outcome is a list of [`Step`]s, one per file whose final state differs from the disk,
-//! and a [`FileChange`] per operation for the result. Nothing is written here.
+//! permission on the path and on where its links lead, and the "modified since read" check of
+//! each file the patch updates or deletes (its version in `expected_versions`, else the
+//! workspace's record, see [`Guard`]). The outcome is a list of [`Step`]s, one per file whose
+//! final state differs from the disk, and a [`FileChange`] per operation for the result, with
+//! the version each file has after the patch. Nothing is written here.
 
 use std::collections::HashMap;
 use std::io::Read;
 
-use tool_core::{ErrorKind, ToolContext, ToolError};
+use tool_core::{ErrorKind, ToolError};
 
 use super::error::{hunk_error, not_text};
-use super::parser::{FileOp, Patch};
+use super::parser::{FileOp, MAX_OPERATIONS, Patch};
 use super::report::{ChangeKind, FileChange, HunkMatch};
 use super::text::{self, TextFile};
-use crate::workspace::{EntryInfo, EntryKind, Workspace, WsPath, tracking};
+use crate::file::edit::stamp_of;
+use crate::file::expected::{Expected, ExpectedVersion};
+use crate::workspace::{EntryInfo, EntryKind, Guard, Stamp, Workspace, WsPath};
 
 /// The largest file an update reads, in bytes.
 pub const MAX_FILE_BYTES: u64 = 32 * 1024 * 1024;
@@ -36,12 +40,14 @@ pub(crate) enum Step {
     Create {
         path: WsPath,
         bytes: Vec<u8>,
+        stamp: Stamp,
         mode: u32,
     },
     /// Replace an existing file (the entry the plan saw: `ino`).
     Replace {
         path: WsPath,
         bytes: Vec<u8>,
+        stamp: Stamp,
         mode: u32,
         ino: u64,
     },
@@ -92,9 +98,9 @@ struct Entry {
 }
 
 struct Planner<'a> {
-    ctx: &'a ToolContext,
     ws: &'a Workspace,
     overwrite: bool,
+    expected: Expected,
     entries: Vec<Entry>,
     index: HashMap<WsPath, usize>,
     /// Bytes read so far (bounded by [`MAX_TOTAL_BYTES`]).
@@ -104,44 +110,60 @@ struct Planner<'a> {
 /// Plans `patch`: every path checked, every file read, every hunk placed. Fails on the first
 /// problem with nothing written.
 pub(crate) fn plan(
-    ctx: &ToolContext,
     ws: &Workspace,
     patch: &Patch,
     overwrite: bool,
+    expected_versions: &[ExpectedVersion],
 ) -> Result<Plan, ToolError> {
     let mut planner = Planner {
-        ctx,
         ws,
         overwrite,
+        expected: Expected::resolve(ws, expected_versions, MAX_OPERATIONS)?,
         entries: Vec::new(),
         index: HashMap::new(),
         read_bytes: 0,
     };
     let mut changes = Vec::with_capacity(patch.operations.len());
+    let mut results = Vec::with_capacity(patch.operations.len());
     for op in &patch.operations {
-        changes.push(planner.operation(op)?);
+        let (change, result) = planner.operation(op)?;
+        changes.push(change);
+        results.push(result);
     }
+    planner
+        .expected
+        .check_all_used("the files this patch updates or deletes")?;
+    let mut stamps: Vec<Option<Stamp>> = vec![None; planner.entries.len()];
     let mut steps = Vec::new();
-    for entry in planner.entries {
+    for (k, entry) in planner.entries.into_iter().enumerate() {
         let step = match (entry.disk, entry.state) {
             (_, State::OnDisk) | (None, State::Absent) => continue,
             (Some(disk), State::Absent) => Step::Remove {
                 path: entry.path,
                 ino: disk.ino,
             },
-            (None, State::Text { file, mode }) => Step::Create {
-                path: entry.path,
-                bytes: file.encode(),
-                mode,
-            },
+            (None, State::Text { file, mode }) => {
+                let bytes = file.encode();
+                let stamp = Stamp::of(&bytes);
+                stamps[k] = Some(stamp);
+                Step::Create {
+                    path: entry.path,
+                    bytes,
+                    stamp,
+                    mode,
+                }
+            }
             (Some(disk), State::Text { file, mode }) => {
                 let bytes = file.encode();
+                let stamp = Stamp::of(&bytes);
+                stamps[k] = Some(stamp);
                 if entry.bytes.as_deref() == Some(&bytes[..]) && mode == disk.mode {
                     continue;
                 }
                 Step::Replace {
                     path: entry.path,
                     bytes,
+                    stamp,
                     mode,
                     ino: disk.ino,
                 }
@@ -149,11 +171,18 @@ pub(crate) fn plan(
         };
         steps.push(step);
     }
+    for (change, result) in changes.iter_mut().zip(results) {
+        change.version = result
+            .and_then(|k| stamps[k])
+            .map(|s| s.version.to_string());
+    }
     Ok(Plan { steps, changes })
 }
 
 impl Planner<'_> {
-    fn operation(&mut self, op: &FileOp) -> Result<FileChange, ToolError> {
+    /// Plays one operation; returns its change and the entry holding the file it leaves
+    /// (none for a delete).
+    fn operation(&mut self, op: &FileOp) -> Result<(FileChange, Option<usize>), ToolError> {
         match op {
             FileOp::Add { path, lines, .. } => {
                 let (shown, i) = self.new_target(path, "Add File", None)?;
@@ -161,13 +190,15 @@ impl Planner<'_> {
                     file: TextFile::from_lines(lines),
                     mode: NEW_FILE_MODE,
                 };
-                Ok(FileChange::new(ChangeKind::Added, shown).lines(lines.len(), Some(0)))
+                let change = FileChange::new(ChangeKind::Added, shown).lines(lines.len(), Some(0));
+                Ok((change, Some(i)))
             }
             FileOp::Delete { path, .. } => {
                 let (shown, i) = self.existing(path, false, "Delete File")?;
                 let removed = self.line_count(i)?;
                 self.entries[i].state = State::Absent;
-                Ok(FileChange::new(ChangeKind::Deleted, shown).lines(0, removed))
+                let change = FileChange::new(ChangeKind::Deleted, shown).lines(0, removed);
+                Ok((change, None))
             }
             FileOp::Update {
                 path,
@@ -196,6 +227,7 @@ impl Planner<'_> {
                     file: updated.file,
                     mode,
                 };
+                let mut result = i;
                 match move_to {
                     Some(dest) => {
                         let (dest_shown, j) = self.new_target(dest, "Move to", Some(i))?;
@@ -206,11 +238,12 @@ impl Planner<'_> {
                             self.entries[j].state = new;
                             change.action = ChangeKind::Moved;
                             change.moved_to = Some(dest_shown);
+                            result = j;
                         }
                     }
                     None => self.entries[i].state = new,
                 }
-                Ok(change)
+                Ok((change, Some(result)))
             }
         }
     }
@@ -277,7 +310,8 @@ impl Planner<'_> {
     }
 
     /// A path that must exist (`*** Update File:` follows links, `*** Delete File:` removes a
-    /// link itself). Checked for staleness unless `overwrite`.
+    /// link itself). Checked to be unchanged since the model saw it ([`Guard`]) unless
+    /// `overwrite`.
     fn existing(
         &mut self,
         given: &str,
@@ -314,11 +348,32 @@ impl Planner<'_> {
                     )));
                 }
             }
-            if !self.overwrite {
-                tracking::check_fresh(self.ctx, self.ws, &p)?;
+            let guard = self.expected.guard(&p, self.overwrite);
+            if guard != Guard::Off {
+                let ws = self.ws;
+                // As read_file sees it: links followed.
+                let followed = ws.canonicalize(&p, true)?.path;
+                let now = ws.metadata(&p)?;
+                ws.check_unchanged(&shown, &followed, guard, now.as_ref(), || {
+                    self.stamp(i, &p, &shown)
+                })?;
             }
         }
         Ok((shown, i))
+    }
+
+    /// The stamp of an entry's content as read_file would hash it (a link's target), `None`
+    /// for a file larger than [`MAX_FILE_BYTES`].
+    fn stamp(&mut self, i: usize, given: &WsPath, shown: &str) -> Result<Option<Stamp>, ToolError> {
+        match &self.entries[i].disk {
+            Some(disk) if disk.kind == EntryKind::File => {
+                if disk.len > MAX_FILE_BYTES {
+                    return Ok(None);
+                }
+                Ok(Some(Stamp::of(self.bytes(i, shown)?)))
+            }
+            _ => stamp_of(self.ws, given, MAX_FILE_BYTES),
+        }
     }
 
     /// The plan's entry for a canonical path, looking at the disk the first time.
@@ -361,14 +416,21 @@ impl Planner<'_> {
         if let State::Text { file, mode } = &self.entries[i].state {
             return Ok((file.clone(), *mode));
         }
-        let bytes = self.read(i, shown)?;
-        let file = TextFile::decode(&bytes).map_err(|e| not_text(shown, e))?;
+        let file = TextFile::decode(self.bytes(i, shown)?).map_err(|e| not_text(shown, e))?;
         let mode = self.entries[i]
             .disk
             .as_ref()
             .map_or(NEW_FILE_MODE, |d| d.mode);
-        self.entries[i].bytes = Some(bytes);
         Ok((file, mode))
+    }
+
+    /// The disk's bytes of an entry, read the first time they are needed.
+    fn bytes(&mut self, i: usize, shown: &str) -> Result<&[u8], ToolError> {
+        if self.entries[i].bytes.is_none() {
+            let bytes = self.read(i, shown)?;
+            self.entries[i].bytes = Some(bytes);
+        }
+        Ok(self.entries[i].bytes.as_deref().unwrap_or_default())
     }
 
     /// Reads an entry's file through the workspace (regular files only, at most
@@ -413,7 +475,7 @@ impl Planner<'_> {
             return Ok(None);
         }
         let shown = self.entries[i].path.to_string();
-        let bytes = self.read(i, &shown)?;
+        let bytes = self.bytes(i, &shown)?;
         let newlines = bytes.iter().filter(|&&b| b == b'\n').count();
         let unterminated = usize::from(bytes.last().is_some_and(|&b| b != b'\n'));
         Ok(Some(newlines + unterminated))

@@ -63,6 +63,10 @@ pub struct FileChange {
     /// Each hunk's place and match level (updates only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hunks: Vec<HunkMatch>,
+    /// The version of the file this operation leaves (at `moved_to` for a move) once the whole
+    /// patch is applied: pass it as `expected_version` to the next edit. None for a delete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 impl FileChange {
@@ -74,6 +78,7 @@ impl FileChange {
             lines_added: 0,
             lines_removed: Some(0),
             hunks: Vec::new(),
+            version: None,
         }
     }
 
@@ -83,18 +88,26 @@ impl FileChange {
         self
     }
 
-    /// `A notes.txt (+3)`, `R a.py -> b.py (+1 -1): hunk 1 at line 3 (exact)`.
+    /// `A notes.txt (+3, version 3f2a9c1b7d4e)`,
+    /// `R a.py -> b.py (+1 -1, version 9c1b2d3e4f5a): hunk 1 at line 3 (exact)`, `D old (-2)`.
     fn line(&self) -> String {
         let mut out = format!("{} {}", self.action.letter(), self.path);
         if let Some(to) = &self.moved_to {
             out.push_str(&format!(" -> {to}"));
         }
-        out.push_str(&match (self.action, self.lines_removed) {
-            (ChangeKind::Added, _) => format!(" (+{})", self.lines_added),
-            (ChangeKind::Deleted, Some(n)) => format!(" (-{n})"),
-            (ChangeKind::Deleted, None) => String::new(),
-            (_, removed) => format!(" (+{} -{})", self.lines_added, removed.unwrap_or(0)),
-        });
+        let mut facts = Vec::new();
+        match (self.action, self.lines_removed) {
+            (ChangeKind::Added, _) => facts.push(format!("+{}", self.lines_added)),
+            (ChangeKind::Deleted, Some(n)) => facts.push(format!("-{n}")),
+            (ChangeKind::Deleted, None) => {}
+            (_, removed) => facts.push(format!("+{} -{}", self.lines_added, removed.unwrap_or(0))),
+        }
+        if let Some(v) = &self.version {
+            facts.push(format!("version {v}"));
+        }
+        if !facts.is_empty() {
+            out.push_str(&format!(" ({})", facts.join(", ")));
+        }
         if !self.hunks.is_empty() {
             let listed: Vec<String> = self
                 .hunks
@@ -185,6 +198,7 @@ mod tests {
     fn model_text_lists_each_file() {
         let mut moved = FileChange::new(ChangeKind::Moved, "a.py".into()).lines(1, Some(2));
         moved.moved_to = Some("b.py".into());
+        moved.version = Some("9c1b2d3e4f5a".into());
         moved.hunks = vec![HunkMatch {
             hunk: 1,
             line: 3,
@@ -200,7 +214,7 @@ mod tests {
             text,
             "Patch applied: 3 file operation(s), +4 -2 lines.\n\
              A n.txt (+3)\n\
-             R a.py -> b.py (+1 -2): hunk 1 at line 3 (surrounding_whitespace)\n\
+             R a.py -> b.py (+1 -2, version 9c1b2d3e4f5a): hunk 1 at line 3 (surrounding_whitespace)\n\
              D old\n\
              Some hunks matched only after ignoring whitespace or typographic punctuation; \
              the file's own text was kept on their context lines. Read those places to check."

@@ -8,35 +8,80 @@ use super::error::parse_error;
 use super::parser::parse;
 use super::plan::plan;
 use super::report::PatchApplied;
-use crate::workspace::{Workspace, tracking};
+use crate::file::ExpectedVersion;
+use crate::workspace::Workspace;
+
+/// How [`apply`] checks the files a patch updates or deletes: the tool's `overwrite` and
+/// `expected_versions`.
+///
+/// ```
+/// use tool_std::file::apply_patch::PatchOptions;
+///
+/// let options = PatchOptions::new().expected_version("src/cart.py", "3f2a9c1b7d4e");
+/// assert_eq!(options.expected_versions[0].path, "src/cart.py");
+/// assert!(!options.overwrite);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PatchOptions {
+    /// Skip the "modified since read" check: apply even to files that changed since they were
+    /// read.
+    pub overwrite: bool,
+    /// The versions the files must have (each a path the patch updates or deletes); files not
+    /// named are checked against the workspace's record
+    /// ([`Guard`](crate::workspace::Guard)).
+    pub expected_versions: Vec<ExpectedVersion>,
+}
+
+impl PatchOptions {
+    /// No `overwrite`, no expected versions.
+    pub fn new() -> Self {
+        PatchOptions::default()
+    }
+
+    /// Sets [`PatchOptions::overwrite`].
+    pub fn overwrite(mut self, yes: bool) -> Self {
+        self.overwrite = yes;
+        self
+    }
+
+    /// Adds the version `path` must have.
+    pub fn expected_version(mut self, path: impl Into<String>, version: impl Into<String>) -> Self {
+        self.expected_versions
+            .push(ExpectedVersion::new(path, version));
+        self
+    }
+}
 
 /// Applies `patch` to the files of `ws`, all or nothing, as the `apply_patch` tool does
 /// (without its approval gate and permission checks, which are the runtime's).
 ///
-/// `ctx` carries the session whose reads the staleness check consults: a file this session
-/// read or wrote that has changed on disk since is refused unless `overwrite`. Written files
-/// are recorded as this session's writes, deleted ones forgotten.
+/// A file the patch updates or deletes that changed since the model saw it is refused
+/// ("modified since read"), unless `options.overwrite`: checked against its version in
+/// `options.expected_versions`, else against the workspace's record of reads and writes.
+/// Written files are recorded in that record, deleted ones forgotten; the answer gives each
+/// file's new version.
 ///
-/// Errors: a `validation_error` for a patch that does not parse; `security_error` for a path
-/// outside the writable roots or protected; `not_found`, `user_error` (a hunk that does not
-/// match, a file that exists or changed, not text, too large) and `system_error` (a write
-/// that failed; what was written is restored first) otherwise.
+/// Errors: a `validation_error` for a patch that does not parse or an `expected_versions`
+/// entry that names no file the patch updates or deletes; `security_error` for a path outside
+/// the writable roots or protected; `not_found`, `user_error` (a hunk that does not match, a
+/// file that exists or changed, not text, too large) and `system_error` (a write that failed;
+/// what was written is restored first) otherwise.
 pub fn apply(
-    ctx: &ToolContext,
     ws: &Workspace,
     patch: &str,
-    overwrite: bool,
+    options: &PatchOptions,
 ) -> Result<PatchApplied, ToolError> {
     let parsed = parse(patch).map_err(|e| parse_error(&e))?;
-    let planned = plan(ctx, ws, &parsed, overwrite)?;
+    let planned = plan(ws, &parsed, options.overwrite, &options.expected_versions)?;
     let committed = commit(ws, planned.steps)?;
-    for p in &committed.written {
+    for (p, stamp) in &committed.written {
         if let Ok(Some(info)) = ws.metadata(p) {
-            tracking::record_write(ctx, p, &info);
+            ws.record_seen(p, &info, Some(*stamp));
         }
     }
     for p in &committed.removed {
-        tracking::forget(ctx, p);
+        ws.forget_seen(p);
     }
     Ok(PatchApplied::new(planned.changes))
 }
@@ -58,15 +103,21 @@ pub async fn apply_patch(
     ctx: &ToolContext,
     /// The patch, from `*** Begin Patch` to `*** End Patch`.
     patch: String,
-    /// Apply even to files that changed on disk since this session last read them.
+    /// Apply even to files that changed since they were read (no version check).
     #[param(default)]
     overwrite: bool,
+    /// Versions from read_file of files the patch changes; refused if one changed since.
+    #[param(default)]
+    expected_versions: Vec<ExpectedVersion>,
 ) -> ToolResult<PatchApplied> {
     let ws = ctx.require_service::<Workspace>()?;
-    let ctx = ctx.clone();
+    let options = PatchOptions {
+        overwrite,
+        expected_versions,
+    };
     // File I/O blocks; run it off the async threads. Once started, a patch runs to its end
     // even if the call is cancelled: stopping between two renames is what the commit avoids.
-    tokio::task::spawn_blocking(move || apply(&ctx, &ws, &patch, overwrite))
+    tokio::task::spawn_blocking(move || apply(&ws, &patch, &options))
         .await
         .map_err(|e| ToolError::system(format!("apply_patch stopped unexpectedly: {e}")))?
 }

@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use super::PromptField;
+use crate::numbers::thousands;
 
 /// Why a store refused or failed an operation.
 ///
@@ -114,8 +115,8 @@ impl fmt::Display for StoreError {
             } => write!(
                 f,
                 "{field} is too long: {} characters, the limit is {}",
-                thousands(*chars),
-                thousands(*limit)
+                thousands(*chars as u64),
+                thousands(*limit as u64)
             ),
             StoreError::EmptyName => f.write_str(
                 "name must not be empty; give a name with at least one visible character",
@@ -163,31 +164,9 @@ impl StdError for StoreError {
     }
 }
 
-/// `12345` as `"12,345"`.
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn thousands_groups_digits() {
-        assert_eq!(thousands(0), "0");
-        assert_eq!(thousands(999), "999");
-        assert_eq!(thousands(1_000), "1,000");
-        assert_eq!(thousands(50_012), "50,012");
-        assert_eq!(thousands(1_234_567), "1,234,567");
-    }
 
     #[test]
     fn messages_say_what_to_do() {
