@@ -13,7 +13,7 @@ use serde_json::{Map, Value};
 use crate::call::Arguments;
 
 /// The most a record keeps of a call's arguments, in bytes; larger arguments are kept as a
-/// marker that shows their first [`PREVIEW_BYTES`].
+/// marker that shows their first 512 bytes.
 pub const MAX_RECORD_INPUT_BYTES: usize = 64 * 1024;
 
 /// The most a record keeps of a call's result, in bytes of JSON; a larger result is kept as a
