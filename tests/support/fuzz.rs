@@ -49,7 +49,7 @@ pub enum Expect {
     Any(Value),
     /// An error with this id and code.
     Error(Value, i64),
-    /// An error without an id (`null`), one of these codes.
+    /// An error without an id (`null`): a parse error or an invalid request.
     NoId,
 }
 

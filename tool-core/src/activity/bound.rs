@@ -205,7 +205,8 @@ pub(crate) fn bounded_data(mut data: Map<String, Value>) -> (Map<String, Value>,
                     MAX_RECORD_RESULT_BYTES,
                     &json_head(value, PREVIEW_BYTES),
                 );
-                total += MAX_RECORD_RESULT_BYTES.min(1024);
+                // Counted as the store counts it when the field is replaced or removed.
+                total += tree_bytes(value, usize::MAX).unwrap_or(0);
             }
         }
     }

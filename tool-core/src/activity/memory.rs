@@ -185,7 +185,7 @@ impl Kept {
     /// What the data field `key` takes, as [`bound::bounded_data`] counted it.
     fn data_cost(&self, key: &str) -> usize {
         self.record.data.get(key).map_or(0, |v| {
-            let value = tree_bytes(v, MAX_RECORD_RESULT_BYTES).unwrap_or(1024);
+            let value = tree_bytes(v, usize::MAX).unwrap_or(0);
             key.len() + size_of::<String>() + 16 + value
         })
     }

@@ -203,3 +203,31 @@ async fn text_that_grows_when_parsed_is_cut_when_the_record_is_read() {
     assert_eq!(store.get("act_1").await.unwrap(), record);
     assert_eq!(store.bytes(), counted);
 }
+
+#[tokio::test]
+async fn a_field_updated_again_and_again_is_counted_once() {
+    let store = InMemoryActivityStore::new();
+    let args = Arc::new(Arguments::Text("{}".into()));
+    store.begin(ActivityStart::new("act_1", "progress", args, true));
+    let update = |big: bool| {
+        let mut data = serde_json::Map::new();
+        let value = if big {
+            "b".repeat(200_000)
+        } else {
+            "small".into()
+        };
+        data.insert("progress".into(), json!(value));
+        tool_core::ActivityUpdate::MergeData(data)
+    };
+    // A field over the limit (kept as a marker) and one under it, each replaced 50 times.
+    for big in [true, false] {
+        store.update("act_1", update(big));
+        let once = store.bytes();
+        for _ in 0..50 {
+            store.update("act_1", update(big));
+        }
+        assert_eq!(store.bytes(), once, "big: {big}");
+    }
+    let record = store.get("act_1").await.unwrap();
+    assert_eq!(record.data["progress"], json!("small"));
+}
