@@ -5,11 +5,11 @@
 //! without its id or with the wrong code.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
+
+use crate::support::stdio::StdioServe;
 
 /// A frame and the code its answer must carry (`None`: a result).
 struct Case {
@@ -112,74 +112,23 @@ fn cases(meta: &Value) -> Vec<Case> {
 /// the answers by id (each id's answers, in order), reading until every case is answered.
 fn serve_and_answer(prelude: &[String], cases: &[Case]) -> HashMap<String, Vec<Value>> {
     let dir = tempfile::tempdir().expect("dir");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-        .args(["--root", dir.path().to_str().expect("utf-8"), "serve"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn toolsmith serve");
-    let mut stdin = child.stdin.take().expect("stdin");
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = StdioServe::start(dir.path(), &["--root", root]);
     let frames: Vec<Vec<u8>> = (prelude.iter().map(|p| p.clone().into_bytes()))
         .chain(cases.iter().map(|c| c.frame.clone()))
         .collect();
-    // Written from a thread of its own: the server answers while a long frame is still
-    // being written, and its answers must be read meanwhile.
-    let writer = std::thread::spawn(move || {
-        for frame in frames {
-            stdin.write_all(&frame).expect("write");
-            stdin.write_all(b"\n").expect("write");
-        }
-        stdin
-    });
-    // Read on a thread of its own too, so that a frame left unanswered fails the test at the
-    // deadline instead of blocking it.
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stdout = child.stdout.take().expect("stdout");
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
-    });
-    let mut answers: HashMap<String, Vec<Value>> = HashMap::new();
-    let take = |until: Instant, want: usize, answers: &mut HashMap<String, Vec<Value>>| {
-        while answers.values().map(Vec::len).sum::<usize>() < want {
-            let left = until.saturating_duration_since(Instant::now());
-            let Ok(line) = rx.recv_timeout(left) else {
-                return;
-            };
-            let answer: Value = serde_json::from_str(&line).expect("every answer is JSON");
-            answers
-                .entry(answer["id"].to_string())
-                .or_default()
-                .push(answer);
-        }
-    };
+    server.send(frames);
     let expected = cases.len() + prelude.iter().filter(|p| p.contains("\"id\"")).count();
-    take(
-        Instant::now() + Duration::from_secs(60),
-        expected,
-        &mut answers,
-    );
+    server.read_until(expected, Duration::from_secs(60));
     // One more well-formed request after all of them: answered too, so nothing was left
     // half-read; a late second answer to an earlier frame would show up by then as well.
-    let mut stdin = writer.join().expect("writer");
     let ping = cases.last().expect("cases").frame.clone();
     let ping = String::from_utf8(ping)
         .expect("utf-8")
         .replace("\"id\":10", "\"id\":11");
-    writeln!(stdin, "{ping}").expect("write");
-    drop(stdin);
-    take(
-        Instant::now() + Duration::from_secs(30),
-        expected + 1,
-        &mut answers,
-    );
-    let _ = child.kill();
-    let _ = child.wait();
-    answers
+    server.send(vec![ping.into_bytes()]);
+    server.read_until(expected + 1, Duration::from_secs(30));
+    std::mem::take(&mut server.by_id)
 }
 
 fn check(answers: &HashMap<String, Vec<Value>>, cases: &[Case]) {
