@@ -39,6 +39,7 @@ mod mcp {
     mod clients;
     mod frames;
     mod fuzz;
+    mod identity;
     mod memory;
     mod serve;
     mod sessions;

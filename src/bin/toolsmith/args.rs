@@ -27,7 +27,8 @@ pub(crate) struct GlobalOptions {
     /// The SQLite agent store (default: `.toolsmith/agents.db` under the first root).
     #[arg(long, value_name = "PATH", global = true)]
     pub(crate) store: Option<PathBuf>,
-    /// The current agent for prompt_manager (created on first use).
+    /// The current agent for prompt_manager: created on first use, and still found under this
+    /// name after prompt_manager renames it.
     #[arg(long, value_name = "NAME", global = true)]
     pub(crate) agent: Option<String>,
     /// The SearXNG instance the web tool searches with.

@@ -168,6 +168,13 @@ async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String
             .get_or_create(CLI_ACCOUNT, name)
             .await
             .map_err(|e| format!("cannot use agent `{name}`: {e}"))?;
+        if agent.name != *name {
+            eprintln!(
+                "toolsmith: agent `{name}` was renamed to `{}`; using it (`--agent {}` names it \
+                 directly)",
+                agent.name, agent.name
+            );
+        }
         context = context.with_agent(&agent);
     }
     Ok(context)

@@ -1,11 +1,13 @@
 //! [`MemoryAgentStore`]: agents kept in process memory, for tests and short-lived hosts.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use async_trait::async_trait;
 
-use super::store::{Agent, AgentStore, NewAgent, PromptField, StoreError, SwapOutcome};
+use super::store::{
+    Agent, AgentStore, MAX_FORMER_NAMES, NewAgent, PromptField, StoreError, SwapOutcome,
+};
 
 /// An [`AgentStore`] in process memory; nothing survives the process.
 ///
@@ -21,6 +23,9 @@ pub struct MemoryAgentStore {
 struct State {
     last_id: i64,
     agents: BTreeMap<i64, Agent>,
+    /// `(account, former name)` to `(agent id, rename sequence number)`.
+    former_names: HashMap<(String, String), (i64, u64)>,
+    last_rename: u64,
 }
 
 impl State {
@@ -28,6 +33,34 @@ impl State {
         self.agents
             .values()
             .find(|agent| agent.account == account && agent.name == name)
+    }
+
+    fn former_owner(&self, account: &str, name: &str) -> Option<&Agent> {
+        let (id, _) = self
+            .former_names
+            .get(&(account.to_owned(), name.to_owned()))?;
+        self.agents.get(id)
+    }
+
+    /// Records that agent `id` was called `old` in `account` before it was renamed to `new`.
+    fn record_rename(&mut self, id: i64, account: &str, old: &str, new: &str) {
+        self.former_names
+            .remove(&(account.to_owned(), new.to_owned()));
+        self.last_rename += 1;
+        self.former_names
+            .insert((account.to_owned(), old.to_owned()), (id, self.last_rename));
+        let mut mine: Vec<(u64, (String, String))> = self
+            .former_names
+            .iter()
+            .filter(|(_, (owner, _))| *owner == id)
+            .map(|(key, (_, seq))| (*seq, key.clone()))
+            .collect();
+        if mine.len() > MAX_FORMER_NAMES {
+            mine.sort_unstable_by_key(|(seq, _)| *seq);
+            for (_, key) in &mine[..mine.len() - MAX_FORMER_NAMES] {
+                self.former_names.remove(key);
+            }
+        }
     }
 
     fn insert(&mut self, agent: NewAgent) -> Result<Agent, StoreError> {
@@ -42,6 +75,8 @@ impl State {
             StoreError::backend("creating an agent", "no agent ids left in this store")
         })?;
         self.last_id = id;
+        self.former_names
+            .remove(&(agent.account.clone(), agent.name.clone()));
         let agent = agent.into_agent(id);
         self.agents.insert(id, agent.clone());
         Ok(agent)
@@ -75,13 +110,24 @@ impl AgentStore for MemoryAgentStore {
         Ok(self.lock().name_owner(account, name).cloned())
     }
 
+    async fn get_by_former_name(
+        &self,
+        account: &str,
+        name: &str,
+    ) -> Result<Option<Agent>, StoreError> {
+        Ok(self.lock().former_owner(account, name).cloned())
+    }
+
     async fn create(&self, agent: NewAgent) -> Result<Agent, StoreError> {
         self.lock().insert(agent)
     }
 
     async fn get_or_create(&self, account: &str, name: &str) -> Result<Agent, StoreError> {
         let mut state = self.lock();
-        if let Some(agent) = state.name_owner(account, name) {
+        if let Some(agent) = state
+            .name_owner(account, name)
+            .or_else(|| state.former_owner(account, name))
+        {
             return Ok(agent.clone());
         }
         state.insert(NewAgent::new(account, name))
@@ -109,6 +155,10 @@ impl AgentStore for MemoryAgentStore {
                 account,
                 name: value.to_owned(),
             });
+        }
+        let old_name = state.agent_mut(id)?.name.clone();
+        if field == PromptField::Name && old_name != value {
+            state.record_rename(id, &account, &old_name, value);
         }
         let agent = state.agent_mut(id)?;
         let value = value.to_owned();

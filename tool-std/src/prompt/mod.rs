@@ -62,7 +62,7 @@ pub use migrate::{
 };
 pub use sqlite::SqliteAgentStore;
 pub use store::{
-    Agent, AgentStore, MAX_MEMORY_REFLECTION_PROMPT_CHARS, MAX_NAME_CHARS,
+    Agent, AgentStore, MAX_FORMER_NAMES, MAX_MEMORY_REFLECTION_PROMPT_CHARS, MAX_NAME_CHARS,
     MAX_REFLECTION_PROMPT_CHARS, MAX_SYSTEM_PROMPT_CHARS, NewAgent, PromptField, StoreError,
     SwapOutcome,
 };

@@ -19,6 +19,9 @@
 //!   violation is reported as [`StoreError::NameTaken`]), and `CHECK` constraints repeat the
 //!   length limits and require `enabled_tools` to be a JSON array, so rows written by other
 //!   programs obey the same rules.
+//! - **Renames are remembered.** A rename records the old name in `former_names` (the last
+//!   [`MAX_FORMER_NAMES`] per agent), so [`AgentStore::get_or_create`] under the old name finds
+//!   the renamed agent instead of creating an empty one. Version 1 files gain the table on open.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -29,10 +32,14 @@ use rusqlite::{
     Connection, ErrorCode, OptionalExtension, Transaction, TransactionBehavior, params,
 };
 
-use super::store::{Agent, AgentStore, NewAgent, PromptField, StoreError, SwapOutcome};
+use super::store::{
+    Agent, AgentStore, MAX_FORMER_NAMES, NewAgent, PromptField, StoreError, SwapOutcome,
+};
 
 /// The schema version this build writes and understands (`PRAGMA user_version`).
-pub const SCHEMA_VERSION: i64 = 1;
+///
+/// Version 2 added the `former_names` table; a version 1 file is upgraded when opened.
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// How long a writer waits for another writer's lock before giving up with [`StoreError::Busy`].
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -48,6 +55,13 @@ CREATE TABLE IF NOT EXISTS agents (
     enabled_tools            TEXT NOT NULL DEFAULT '[]'
                              CHECK (json_valid(enabled_tools) AND json_type(enabled_tools) = 'array'),
     UNIQUE (account, name)
+);
+CREATE TABLE IF NOT EXISTS former_names (
+    account  TEXT NOT NULL,
+    name     TEXT NOT NULL,
+    agent_id INTEGER NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    seq      INTEGER NOT NULL,
+    PRIMARY KEY (account, name)
 );
 ";
 
@@ -287,6 +301,63 @@ fn select_by_name(
     )
 }
 
+/// The agent whose former name in `account` is `name` (see [`record_rename`]).
+fn select_by_former_name(
+    conn: &Connection,
+    operation: &'static str,
+    account: &str,
+    name: &str,
+) -> Result<Option<Agent>, StoreError> {
+    select_one(
+        conn,
+        operation,
+        "id = (SELECT agent_id FROM former_names WHERE account = ?1 AND name = ?2)",
+        params![account, name],
+    )
+}
+
+/// `name` is now a current name in `account`, so no agent keeps it as a former one.
+fn forget_former_name(
+    tx: &Transaction<'_>,
+    operation: &'static str,
+    account: &str,
+    name: &str,
+) -> Result<(), StoreError> {
+    tx.execute(
+        "DELETE FROM former_names WHERE account = ?1 AND name = ?2",
+        params![account, name],
+    )
+    .map_err(sql(operation))?;
+    Ok(())
+}
+
+/// Records that agent `id` of `account` was called `old` before being renamed to `new`, keeping
+/// the agent's last [`MAX_FORMER_NAMES`] former names.
+fn record_rename(
+    tx: &Transaction<'_>,
+    operation: &'static str,
+    id: i64,
+    account: &str,
+    old: &str,
+    new: &str,
+) -> Result<(), StoreError> {
+    forget_former_name(tx, operation, account, new)?;
+    tx.execute(
+        "INSERT INTO former_names (account, name, agent_id, seq) \
+         VALUES (?1, ?2, ?3, (SELECT COALESCE(MAX(seq), 0) + 1 FROM former_names)) \
+         ON CONFLICT (account, name) DO UPDATE SET agent_id = excluded.agent_id, seq = excluded.seq",
+        params![account, old, id],
+    )
+    .map_err(sql(operation))?;
+    tx.execute(
+        "DELETE FROM former_names WHERE agent_id = ?1 AND seq NOT IN \
+         (SELECT seq FROM former_names WHERE agent_id = ?1 ORDER BY seq DESC LIMIT ?2)",
+        params![id, MAX_FORMER_NAMES as i64],
+    )
+    .map_err(sql(operation))?;
+    Ok(())
+}
+
 fn select_many(
     conn: &Connection,
     operation: &'static str,
@@ -320,7 +391,11 @@ fn insert(tx: &Transaction<'_>, agent: NewAgent) -> Result<Agent, StoreError> {
         ],
     );
     match inserted {
-        Ok(_) => Ok(agent.into_agent(tx.last_insert_rowid())),
+        Ok(_) => {
+            let id = tx.last_insert_rowid();
+            forget_former_name(tx, OPERATION, &agent.account, &agent.name)?;
+            Ok(agent.into_agent(id))
+        }
         Err(err) if is_unique_violation(&err) => Err(StoreError::NameTaken {
             account: agent.account,
             name: agent.name,
@@ -365,6 +440,19 @@ impl AgentStore for SqliteAgentStore {
         .await
     }
 
+    async fn get_by_former_name(
+        &self,
+        account: &str,
+        name: &str,
+    ) -> Result<Option<Agent>, StoreError> {
+        const OPERATION: &str = "reading an agent";
+        let (account, name) = (account.to_owned(), name.to_owned());
+        self.with_conn(OPERATION, move |conn| {
+            select_by_former_name(conn, OPERATION, &account, &name)
+        })
+        .await
+    }
+
     async fn create(&self, agent: NewAgent) -> Result<Agent, StoreError> {
         const OPERATION: &str = "creating an agent";
         agent.validate()?;
@@ -381,13 +469,19 @@ impl AgentStore for SqliteAgentStore {
         const OPERATION: &str = "creating an agent";
         let new = NewAgent::new(account, name);
         self.with_conn(OPERATION, move |conn| {
+            let existing =
+                |conn: &Connection| match select_by_name(conn, OPERATION, &new.account, &new.name)?
+                {
+                    Some(agent) => Ok(Some(agent)),
+                    None => select_by_former_name(conn, OPERATION, &new.account, &new.name),
+                };
             // The common case, an existing agent, needs no write lock.
-            if let Some(agent) = select_by_name(conn, OPERATION, &new.account, &new.name)? {
+            if let Some(agent) = existing(conn)? {
                 return Ok(agent);
             }
             // Look again under the write lock: another writer may have created it meanwhile.
             let tx = immediate(conn, OPERATION)?;
-            if let Some(agent) = select_by_name(&tx, OPERATION, &new.account, &new.name)? {
+            if let Some(agent) = existing(&tx)? {
                 return Ok(agent);
             }
             new.validate()?;
@@ -437,6 +531,9 @@ impl AgentStore for SqliteAgentStore {
                 }
                 Err(err) => return Err(sql(OPERATION)(err)),
             }
+            if field == PromptField::Name && current.name != value {
+                record_rename(&tx, OPERATION, id, &current.account, &current.name, &value)?;
+            }
             let agent = select_by_id(&tx, OPERATION, id)?.ok_or(StoreError::NotFound { id })?;
             tx.commit().map_err(sql(OPERATION))?;
             Ok(agent)
@@ -479,76 +576,4 @@ impl AgentStore for SqliteAgentStore {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn works_without_a_tokio_runtime() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.db");
-        let future = async {
-            let store = SqliteAgentStore::open(&path).await?;
-            store.get_or_create("x", "a").await
-        };
-        // A trivial executor: every future here completes without ever returning Pending.
-        let agent = poll_to_completion(future).unwrap();
-        assert_eq!(agent.name, "a");
-    }
-
-    fn poll_to_completion<F: std::future::Future>(future: F) -> F::Output {
-        use std::task::{Context, Poll, Waker};
-        let mut future = std::pin::pin!(future);
-        let mut cx = Context::from_waker(Waker::noop());
-        loop {
-            if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-                return out;
-            }
-        }
-    }
-
-    #[test]
-    fn corrupt_enabled_tools_is_reported_not_panicked() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.db");
-        let conn = open_connection(&path).unwrap();
-        // Bypass the CHECK constraint the way a careless external writer could.
-        conn.execute_batch(
-            "PRAGMA ignore_check_constraints = ON;
-             INSERT INTO agents (account, name, enabled_tools) VALUES ('x', 'a', '{\"no\": 1}');",
-        )
-        .unwrap();
-        let err = select_by_id(&conn, "reading", 1).unwrap_err();
-        assert!(matches!(err, StoreError::Corrupt { id: 1, .. }), "{err}");
-    }
-
-    #[test]
-    fn a_newer_schema_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("a.db");
-        let conn = open_connection(&path).unwrap();
-        conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1)
-            .unwrap();
-        drop(conn);
-        let err = open_connection(&path).unwrap_err();
-        assert!(
-            matches!(err, StoreError::SchemaTooNew { found: 2, .. }),
-            "{err}"
-        );
-    }
-
-    #[test]
-    fn the_database_rejects_over_long_rows_too() {
-        let dir = tempfile::tempdir().unwrap();
-        let conn = open_connection(&dir.path().join("a.db")).unwrap();
-        let err = conn
-            .execute(
-                "INSERT INTO agents (account, name, system_prompt) VALUES ('x', 'a', ?1)",
-                params!["x".repeat(50_001)],
-            )
-            .unwrap_err();
-        assert_eq!(
-            err.sqlite_error_code(),
-            Some(ErrorCode::ConstraintViolation)
-        );
-    }
-}
+mod tests;

@@ -26,6 +26,9 @@ pub const MAX_REFLECTION_PROMPT_CHARS: usize = 10_000;
 pub const MAX_MEMORY_REFLECTION_PROMPT_CHARS: usize = 10_000;
 /// The longest agent name a store accepts, in characters.
 pub const MAX_NAME_CHARS: usize = 10_000;
+/// How many of an agent's former names a store remembers after renames (the most recent ones),
+/// so [`AgentStore::get_or_create`] under an old name still finds the agent.
+pub const MAX_FORMER_NAMES: usize = 16;
 
 /// One agent: its identity, its prompts and the tools it may call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -278,16 +281,40 @@ pub trait AgentStore: Send + Sync {
     /// The agent called `name` in `account`, if any (names compare exactly, case included).
     async fn get_by_name(&self, account: &str, name: &str) -> Result<Option<Agent>, StoreError>;
 
+    /// The agent that was called `name` in `account` before it was renamed, if no agent is
+    /// called `name` now.
+    ///
+    /// Stores remember each agent's last [`MAX_FORMER_NAMES`] names; a name becomes current
+    /// again (and stops pointing at the renamed agent) when an agent is created or renamed to
+    /// it. The default implementation remembers nothing.
+    async fn get_by_former_name(
+        &self,
+        account: &str,
+        name: &str,
+    ) -> Result<Option<Agent>, StoreError> {
+        let _ = (account, name);
+        Ok(None)
+    }
+
     /// Creates an agent after checking its limits; [`StoreError::NameTaken`] if the name is used.
     async fn create(&self, agent: NewAgent) -> Result<Agent, StoreError>;
 
-    /// The agent called `name` in `account`, created empty if it does not exist yet.
+    /// The agent called `name` in `account`; else the agent renamed away from `name`
+    /// ([`get_by_former_name`](Self::get_by_former_name)); else a new empty agent called `name`.
+    ///
+    /// A host that names its agent in configuration (the command line's `--agent`) finds it with
+    /// this, so a rename through `prompt_manager` does not leave the next start with a new empty
+    /// agent under the old name; compare the returned [`Agent::name`] with `name` to tell the
+    /// user about the rename.
     ///
     /// Two callers racing on the same new name both get the same agent. The default
     /// implementation retries the lookup after losing a creation race; stores override it to do
     /// both steps in one transaction.
     async fn get_or_create(&self, account: &str, name: &str) -> Result<Agent, StoreError> {
         if let Some(agent) = self.get_by_name(account, name).await? {
+            return Ok(agent);
+        }
+        if let Some(agent) = self.get_by_former_name(account, name).await? {
             return Ok(agent);
         }
         match self.create(NewAgent::new(account, name)).await {

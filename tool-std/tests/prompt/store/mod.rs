@@ -3,4 +3,5 @@
 mod agents;
 mod enabled_tools;
 mod limits;
+mod renames;
 mod sqlite;
