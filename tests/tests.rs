@@ -39,7 +39,9 @@ mod mcp {
     mod clients;
     mod frames;
     mod fuzz;
+    mod guarded;
     mod identity;
+    mod listing;
     mod memory;
     mod serve;
     mod sessions;

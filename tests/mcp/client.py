@@ -1,7 +1,11 @@
 """Drives an MCP server with the Python `mcp` package's client, step by step.
 
-    client.py stdio COMMAND [ARG...]   spawn the server and talk over its stdin/stdout
-    client.py http URL [TOKEN]         streamable HTTP (TOKEN sent as a bearer token)
+    client.py [--discover] stdio COMMAND [ARG...]   spawn the server, talk over stdin/stdout
+    client.py [--discover] http URL [TOKEN]         streamable HTTP (TOKEN as a bearer token)
+
+The client opens with `initialize` (protocol 2025-11-25), or with `--discover` with
+`server/discover` and then speaks 2026-07-28, every request carrying its own `_meta`. The
+first answer line says which: {"protocol": "..."}.
 
 The steps are a JSON array on stdin; each answers with one JSON line on stdout:
 
@@ -9,6 +13,7 @@ The steps are a JSON array on stdin; each answers with one JSON line on stdout:
     {"op": "call", "name", "arguments", "progress"?}   -> {"isError", "text", "structured", "progress": [...]}
     {"op": "write", "path", "content"}                 -> {"written": true}
         changes a file on disk between calls, as a user's editor does
+    {"op": "sleep", "seconds"}                         -> {"slept": true}
     {"op": "cancel", "name", "arguments", "after"?}    -> {"cancelled": true, "progress": [...]}
         starts the call with a progress token and abandons it after the first progress
         notification (whose message contains `after`, when given); the client then sends
@@ -29,8 +34,12 @@ def dump(model):
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-async def run_steps(session, steps):
-    await session.initialize()
+async def run_steps(session, steps, discover):
+    if discover:
+        await session.discover()
+    else:
+        await session.initialize()
+    print(json.dumps({"protocol": session.protocol_version}), flush=True)
     for step in steps:
         op = step["op"]
         if op == "list":
@@ -58,6 +67,9 @@ async def run_steps(session, steps):
             with open(step["path"], "w", encoding="utf-8") as f:
                 f.write(step["content"])
             out = {"written": True}
+        elif op == "sleep":
+            await anyio.sleep(step["seconds"])
+            out = {"slept": True}
         elif op == "cancel":
             seen = []
             first = anyio.Event()
@@ -89,20 +101,24 @@ async def run_steps(session, steps):
 
 async def main():
     steps = json.load(sys.stdin)
-    kind = sys.argv[1]
+    args = sys.argv[1:]
+    discover = args[:1] == ["--discover"]
+    if discover:
+        args = args[1:]
+    kind = args[0]
     if kind == "stdio":
-        params = StdioServerParameters(command=sys.argv[2], args=sys.argv[3:])
+        params = StdioServerParameters(command=args[1], args=args[2:])
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
-                await run_steps(session, steps)
+                await run_steps(session, steps, discover)
     elif kind == "http":
-        url = sys.argv[2]
-        headers = {"Authorization": f"Bearer {sys.argv[3]}"} if len(sys.argv) > 3 else {}
+        url = args[1]
+        headers = {"Authorization": f"Bearer {args[2]}"} if len(args) > 2 else {}
         async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
             async with streamable_http_client(url, http_client=http) as streams:
                 read, write = streams[0], streams[1]
                 async with ClientSession(read, write) as session:
-                    await run_steps(session, steps)
+                    await run_steps(session, steps, discover)
     else:
         raise ValueError(f"unknown transport {kind}")
 

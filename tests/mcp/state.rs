@@ -3,15 +3,12 @@
 //! limit is a rolling window per server, not a count per connection that never resets. Under
 //! 2025-11-25 and 2026-07-28 over stdio, and with the Python `mcp` client over stdio and HTTP.
 
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::support::mcp::{ServeProcess, python, run_python};
+use crate::support::mcp::{ServeProcess, python, run_python, searxng};
 use crate::support::stdio::{StdioServe, Version};
 
 /// The text of a `tools/call` answer.
@@ -64,40 +61,6 @@ fn a_file_read_again_after_it_changed_shows_the_change_under_2025_11_25() {
 #[test]
 fn a_file_read_again_after_it_changed_shows_the_change_under_2026_07_28() {
     read_change_read(Version::V2026);
-}
-
-/// A SearXNG instance on loopback answering every search with one result; how many it got.
-fn searxng() -> (String, Arc<AtomicUsize>) {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
-    let url = format!("http://{}/", listener.local_addr().expect("addr"));
-    let count = Arc::new(AtomicUsize::new(0));
-    let seen = count.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = Vec::new();
-            let mut buf = [0u8; 4096];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => request.extend_from_slice(&buf[..n]),
-                }
-            }
-            seen.fetch_add(1, Ordering::SeqCst);
-            let body = json!({"number_of_results": 1, "results": [
-                {"url": "https://example.com/", "title": "Example", "content": "An example."}
-            ]})
-            .to_string();
-            let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-                 Connection: close\r\n\r\n",
-                body.len()
-            );
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(body.as_bytes());
-        }
-    });
-    (url, count)
 }
 
 fn searches_in_a_window(version: Version) {

@@ -70,6 +70,19 @@ impl Http {
     }
 }
 
+/// The JSON-RPC message of an answer's body, as the server wrote it: the `data:` of an event
+/// stream's message (without the event's own id), or the line of a JSON answer (a chunked
+/// body's size lines aside).
+pub fn message(body: &str) -> &str {
+    let lines = || body.lines().map(str::trim);
+    lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .map(str::trim)
+        .find(|d| d.starts_with('{'))
+        .or_else(|| lines().find(|l| l.starts_with('{')))
+        .unwrap_or_else(|| panic!("a JSON-RPC message in {body:?}"))
+}
+
 /// A raw HTTP/1.1 request with an empty body, answered whole.
 pub fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -> Http {
     Http::read(send(addr, method, path, headers, ""))
@@ -109,18 +122,31 @@ pub fn meta_2026(client: &str) -> Value {
 /// Starts a 2025-11-25 session on the server at `addr` (`initialize`, then
 /// `notifications/initialized`); its `Mcp-Session-Id`.
 pub fn initialize_2025(addr: &str, client: &str) -> String {
+    initialize(addr, client, "2025-11-25")
+}
+
+/// Starts a session of protocol `version` (one that has `initialize`) on the server at
+/// `addr`; its `Mcp-Session-Id`.
+pub fn initialize(addr: &str, client: &str, version: &str) -> String {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
+        "protocolVersion": version, "capabilities": {},
         "clientInfo": {"name": client, "version": "1"},
     }});
     let answer = Http::read(send(
         addr,
         "POST",
         "/mcp",
-        &mcp_headers("2025-11-25", None),
+        &mcp_headers(version, None),
         &init.to_string(),
     ));
     assert_eq!(answer.status, 200, "initialize: {}", answer.body);
+    assert!(
+        answer
+            .body
+            .contains(&format!("\"protocolVersion\":\"{version}\"")),
+        "{version} agreed: {}",
+        answer.body
+    );
     let session = answer
         .header("mcp-session-id")
         .expect("a session id")
@@ -130,7 +156,7 @@ pub fn initialize_2025(addr: &str, client: &str) -> String {
         addr,
         "POST",
         "/mcp",
-        &mcp_headers("2025-11-25", Some(&session)),
+        &mcp_headers(version, Some(&session)),
         &initialized.to_string(),
     ));
     assert_eq!(answer.status, 202, "initialized: {}", answer.body);

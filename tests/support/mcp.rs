@@ -1,14 +1,16 @@
 //! What the MCP tests share: test tools registered by hand, an in-process HTTP server, the
 //! real clients (the Python `mcp` package, the MCP Inspector) and how to find them, the
-//! `toolsmith serve` process, and the built examples.
+//! `toolsmith serve` process, the built examples, and a SearXNG stand-in on loopback.
 
+use std::io::{Read, Write};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use toolsmith::mcp::{HttpServer, ServeOptions};
 use toolsmith::{Action, Registry, Render, Runtime, ToolContext, ToolResult, tool};
 
@@ -220,15 +222,30 @@ pub fn example(name: &str) -> PathBuf {
     path
 }
 
-/// Runs the Python client over `transport` args with `steps`; the answers, one per step.
+/// Runs the Python client over `transport` args with `steps` (opening with `initialize`); the
+/// answers, one per step.
 pub fn run_python(
     py: &Path,
     transport: &[&str],
     steps: &Value,
     dir: &Path,
 ) -> (Vec<Value>, String) {
+    let (_, answers, stderr) = run_python_as(py, false, transport, steps, dir);
+    (answers, stderr)
+}
+
+/// [`run_python`], opening with `server/discover` (protocol 2026-07-28) when `discover`; also
+/// the protocol version the client then spoke.
+pub fn run_python_as(
+    py: &Path,
+    discover: bool,
+    transport: &[&str],
+    steps: &Value,
+    dir: &Path,
+) -> (String, Vec<Value>, String) {
     let mut child = Command::new(py)
         .arg(repo().join("tests/mcp/client.py"))
+        .args(discover.then_some("--discover"))
         .args(transport)
         .current_dir(dir)
         .env_remove("SEARXNG_URL")
@@ -238,7 +255,6 @@ pub fn run_python(
         .spawn()
         .expect("spawn python");
     {
-        use std::io::Write;
         let mut stdin = child.stdin.take().expect("stdin");
         stdin
             .write_all(steps.to_string().as_bytes())
@@ -252,11 +268,16 @@ pub fn run_python(
         stderr,
         String::from_utf8_lossy(&out.stdout)
     );
-    let answers = String::from_utf8_lossy(&out.stdout)
+    let mut answers: Vec<Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).expect("answer line is JSON"))
         .collect();
-    (answers, stderr)
+    assert!(!answers.is_empty(), "no protocol line: {stderr}");
+    let protocol = answers.remove(0)["protocol"]
+        .as_str()
+        .expect("the protocol line first")
+        .to_owned();
+    (protocol, answers, stderr)
 }
 
 /// A `toolsmith serve --http 127.0.0.1:0` process, killed on drop.
@@ -327,4 +348,38 @@ impl Drop for ServeProcess {
 /// builds it); loopback needs no TLS, but reqwest wants a provider installed to build.
 pub fn init_tls() {
     let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
+/// A SearXNG instance on loopback answering every search with one result; how many it got.
+pub fn searxng() -> (String, Arc<AtomicUsize>) {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}/", listener.local_addr().expect("addr"));
+    let count = Arc::new(AtomicUsize::new(0));
+    let seen = count.clone();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            seen.fetch_add(1, Ordering::SeqCst);
+            let body = json!({"number_of_results": 1, "results": [
+                {"url": "https://example.com/", "title": "Example", "content": "An example."}
+            ]})
+            .to_string();
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body.as_bytes());
+        }
+    });
+    (url, count)
 }

@@ -22,6 +22,8 @@ pub struct StdioServe {
     answers: mpsc::Receiver<String>,
     /// Every answer read so far, by its `id` as JSON text (`null` for answers without one).
     pub by_id: HashMap<String, Vec<Value>>,
+    /// Every answer read so far as the server wrote it, in order.
+    pub lines: Vec<String>,
 }
 
 impl StdioServe {
@@ -56,6 +58,7 @@ impl StdioServe {
             writer: None,
             answers,
             by_id: HashMap::new(),
+            lines: Vec::new(),
         }
     }
 
@@ -106,6 +109,7 @@ impl StdioServe {
                 .entry(answer["id"].to_string())
                 .or_default()
                 .push(answer);
+            self.lines.push(line);
         }
         true
     }
@@ -174,6 +178,8 @@ impl Drop for StdioServe {
 /// with the version's `_meta`.
 #[derive(Clone, Copy, Debug)]
 pub enum Version {
+    /// 2025-06-18: `initialize`, then `notifications/initialized`.
+    V2025_06_18,
     /// 2025-11-25: `initialize`, then `notifications/initialized`.
     V2025,
     /// 2026-07-28: no handshake; `_meta` on every request.
@@ -183,26 +189,28 @@ pub enum Version {
 impl Version {
     /// The frames that open a connection (the `initialize` request has id `"init"`).
     pub fn prelude(self) -> Vec<Vec<u8>> {
-        match self {
-            Version::V2025 => vec![
-                json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-                    "protocolVersion": "2025-11-25", "capabilities": {},
-                    "clientInfo": {"name": "toolsmith-tests", "version": "1"},
-                }})
+        let version = match self {
+            Version::V2025_06_18 => "2025-06-18",
+            Version::V2025 => "2025-11-25",
+            Version::V2026 => return Vec::new(),
+        };
+        vec![
+            json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+                "protocolVersion": version, "capabilities": {},
+                "clientInfo": {"name": "toolsmith-tests", "version": "1"},
+            }})
+            .to_string()
+            .into_bytes(),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
                 .to_string()
                 .into_bytes(),
-                json!({"jsonrpc": "2.0", "method": "notifications/initialized"})
-                    .to_string()
-                    .into_bytes(),
-            ],
-            Version::V2026 => Vec::new(),
-        }
+        ]
     }
 
     /// How many answers the prelude gets.
     pub fn prelude_answers(self) -> usize {
         match self {
-            Version::V2025 => 1,
+            Version::V2025_06_18 | Version::V2025 => 1,
             Version::V2026 => 0,
         }
     }

@@ -4,9 +4,9 @@
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, NumberOrString, PaginatedRequestParams, ProgressNotificationParam,
-    ProgressToken, ServerCapabilities, ServerConfig, Tool,
+    CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
+    DiscoverResult, Implementation, ListToolsResult, NumberOrString, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -26,13 +26,15 @@ use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
 type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// What every MCP session of one server shares: the runtime, the `tools/list` answer
-/// (computed once) and the `initialize` answer.
+/// (computed once), the `initialize` answer and how long clients may cache both.
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) runtime: Runtime,
     pub(crate) tools: Vec<Tool>,
     pub(crate) info: ServerConfig,
     pub(crate) session: SessionConfig,
+    /// `ttlMs` of `tools/list` and `server/discover`.
+    pub(crate) list_ttl_ms: u64,
 }
 
 impl Shared {
@@ -74,6 +76,7 @@ impl Shared {
             tools,
             info,
             session: options.session.clone().mode(Mode::Mcp).turns(false),
+            list_ttl_ms: u64::try_from(options.list_ttl.as_millis()).unwrap_or(u64::MAX),
         })
     }
 }
@@ -208,12 +211,29 @@ impl ServerHandler for McpHandler {
         self.shared.info.clone()
     }
 
+    /// The server's information, cacheable like `tools/list`: neither changes while the
+    /// server runs.
+    async fn discover(
+        &self,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<DiscoverResult, ErrorData> {
+        let versions = self.supported_protocol_versions().into_owned();
+        Ok(DiscoverResult::from_server_info(versions, self.get_info())
+            .with_ttl_ms(self.shared.list_ttl_ms)
+            .with_cache_scope(CacheScope::Public))
+    }
+
+    /// Every tool, in the registry's order, the same on every request: the list is made once
+    /// when the server starts and does not depend on who asks, so clients (and caches between
+    /// them and the server) may keep it for the configured time and share it.
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.shared.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.shared.tools.clone())
+            .with_ttl_ms(self.shared.list_ttl_ms)
+            .with_cache_scope(CacheScope::Public))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -27,9 +27,25 @@
 //!   host (the CLI's `--approve`); the default, [`DenyAll`](crate::DenyAll), answers tools
 //!   that need approval with the `approval_denied` error.
 //!
-//! Each MCP session (the stdio connection; each streamable HTTP session) gets a
-//! [`Session`](crate::Session) of its own in mode `mcp`: turn state and file tracking are
-//! never shared between clients.
+//! # State across requests
+//!
+//! MCP 2026-07-28 has no sessions: every request carries its own version and capabilities,
+//! and behind a load balancer consecutive requests reach different replicas. So no answer
+//! depends on what an MCP connection remembers:
+//!
+//! - A request is never answered from another request's result: MCP sessions have no turns
+//!   ([`SessionConfig::turns`](crate::SessionConfig::turns) is off), so a file read again
+//!   after it changed shows the change.
+//! - What must span calls lives with the server or travels with the model: the file tools'
+//!   versions (`expected_version`) and their record of reads per workspace, the web search
+//!   window per server, the agent from the server's configuration.
+//! - `tools/list` is made once and is the same, byte for byte and in the same order, on every
+//!   request; it and `server/discover` say so with `ttlMs` ([`ServeOptions::list_ttl`]) and
+//!   `cacheScope: "public"`.
+//!
+//! Each connection (the stdio connection; each streamable HTTP session, or each 2026-07-28
+//! request) still gets a [`Session`](crate::Session) of its own in mode `mcp`, which ends,
+//! cancelling its calls, when the connection does.
 //!
 //! # Transports
 //!
@@ -81,6 +97,7 @@ mod http;
 mod inflight;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
@@ -98,6 +115,9 @@ pub const MAX_PROGRESS_MESSAGE_CHARS: usize = 4096;
 /// The most progress notifications queued for one call; past that they are dropped (the
 /// tool never waits for a slow client).
 pub const MAX_QUEUED_PROGRESS: usize = 256;
+/// How long clients may keep `tools/list` and `server/discover` answers by default
+/// ([`ServeOptions::list_ttl`]): five minutes.
+pub const DEFAULT_LIST_TTL: Duration = Duration::from_secs(300);
 
 /// How a server presents itself and, for HTTP, whom it lets in.
 #[derive(Debug, Clone)]
@@ -117,6 +137,10 @@ pub struct ServeOptions {
     pub allowed_origins: Vec<String>,
     /// Stops the server (HTTP) when cancelled.
     pub shutdown: CancellationToken,
+    /// How long a client may treat `tools/list` and `server/discover` answers as fresh (their
+    /// `ttlMs`, with `cacheScope: "public"`): the tool list is made once and is the same for
+    /// every client while the server runs. Default [`DEFAULT_LIST_TTL`].
+    pub list_ttl: Duration,
 }
 
 impl ServeOptions {
@@ -137,6 +161,7 @@ impl ServeOptions {
             token: None,
             allowed_origins: Vec::new(),
             shutdown: CancellationToken::new(),
+            list_ttl: DEFAULT_LIST_TTL,
         }
     }
 
@@ -173,6 +198,13 @@ impl ServeOptions {
     /// Stops the HTTP server when `token` is cancelled.
     pub fn shutdown(mut self, token: CancellationToken) -> Self {
         self.shutdown = token;
+        self
+    }
+
+    /// Sets how long clients may keep the tool list ([`list_ttl`](Self::list_ttl)); zero says
+    /// "ask every time".
+    pub fn list_ttl(mut self, ttl: Duration) -> Self {
+        self.list_ttl = ttl;
         self
     }
 }
@@ -272,9 +304,16 @@ where
     let shared = Arc::new(Shared::new(runtime.into_runtime(), &options)?);
     let handler = McpHandler::new(shared);
     let session = handler.session().clone();
-    let running = rmcp::serve_server(handler, transport)
-        .await
-        .map_err(|e| ServeError::Initialize(e.to_string()))?;
+    let running = match rmcp::serve_server(handler, transport).await {
+        Ok(running) => running,
+        // The client left before a session began: after `server/discover` (all a 2026-07-28
+        // client may need), or without a word. Nothing ran, so nothing failed.
+        Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => {
+            session.cancel();
+            return Ok(());
+        }
+        Err(e) => return Err(ServeError::Initialize(e.to_string())),
+    };
     let ended = running.waiting().await;
     session.cancel();
     ended
