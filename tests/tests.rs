@@ -43,6 +43,7 @@ mod mcp {
     mod identity;
     mod listing;
     mod memory;
+    mod replicas;
     mod serve;
     mod sessions;
     mod state;
