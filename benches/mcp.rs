@@ -13,7 +13,8 @@
 //! profiler: instructions per call do not move with the machine's load as rates do), and
 //! `MCP_BENCH_TRANSPORT=stdio` or `MCP_BENCH_TRANSPORT=http` one transport.
 //! The toolsmith side runs the whole call path (validation, activity record, events), the
-//! baseline only parses the arguments.
+//! baseline only parses the arguments. Every call is distinct (its `n` counts up), so neither
+//! side could answer one call from another's result.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
