@@ -52,6 +52,9 @@
 pub use tool_core::*;
 pub use tool_macros::*;
 
+#[cfg(feature = "otel")]
+pub mod otel;
+
 /// The standard tools (feature `std`).
 #[cfg(feature = "std")]
 pub use tool_std as std_tools;

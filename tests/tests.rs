@@ -49,6 +49,13 @@ mod mcp {
     mod state;
 }
 
+/// Call spans and logs: the GenAI conventions through an in-memory exporter, a real OTLP
+/// exchange, and JSON log lines.
+#[cfg(feature = "otel")]
+mod trace {
+    mod spans;
+}
+
 /// Provider formats for every tool linked into the facade.
 #[cfg(feature = "std")]
 mod providers {

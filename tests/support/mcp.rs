@@ -130,17 +130,20 @@ async fn count(ctx: &ToolContext) -> ToolResult<Count> {
 /// A runtime with the hand-registered test tools, no redundancy check (the load test sends
 /// many identical calls and every one must run).
 pub fn test_runtime() -> Runtime {
-    let registry = Registry::builder()
-        .register(SlowTool)
-        .register(EchoTool)
-        .register(ForgetTool)
-        .register(CountTool)
-        .build()
-        .expect("registry");
+    let registry = test_tools().build().expect("registry");
     Runtime::builder(registry)
         .dedupe(false)
         .max_concurrent(256)
         .build()
+}
+
+/// The hand-registered test tools: `slow`, `echo`, `forget` (needs approval) and `count`.
+pub fn test_tools() -> toolsmith::RegistryBuilder {
+    Registry::builder()
+        .register(SlowTool)
+        .register(EchoTool)
+        .register(ForgetTool)
+        .register(CountTool)
 }
 
 /// A tool call's arguments for rmcp's client.

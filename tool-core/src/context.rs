@@ -160,6 +160,8 @@ pub(crate) struct SessionParts {
     pub(crate) cancel: CancellationToken,
     /// Whether the host marks the session's turns ([`crate::SessionConfig::turns`]).
     pub(crate) turns: bool,
+    /// Who the session's calls are for, as their spans say.
+    pub(crate) who: crate::trace::Who,
 }
 
 /// What a tool gets while it runs: the call's identity, the session, the host's services,
@@ -240,6 +242,7 @@ impl ToolContext {
             services: Services::new(),
             cancel: CancellationToken::new(),
             turns: true,
+            who: crate::trace::Who::default(),
         });
         ToolContext::new(
             Arc::from("detached"),

@@ -111,6 +111,7 @@ pub mod runtime;
 pub mod schema;
 mod spec;
 mod tool;
+pub mod trace;
 pub mod validate;
 
 pub use action::{Actions, Choice};

@@ -59,6 +59,15 @@ pub(crate) struct GlobalOptions {
     /// Approves calls that need approval (without it they are denied).
     #[arg(long, global = true)]
     pub(crate) approve: bool,
+    /// How stderr lines are written: text, or one JSON object a line (level by `RUST_LOG`).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "FORMAT",
+        default_value = "text",
+        global = true
+    )]
+    pub(crate) log_format: crate::logs::LogFormat,
     /// The mode to run in: agent, mcp or cli (default: cli; `list` shows every mode unless
     /// given).
     #[arg(long, value_name = "MODE", global = true)]

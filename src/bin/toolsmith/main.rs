@@ -7,6 +7,7 @@
 
 mod args;
 mod host;
+mod logs;
 mod serve;
 
 use std::io::Write;
@@ -28,6 +29,11 @@ const CLI_ACCOUNT: &str = "default";
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Kept to the end: dropped, it sends the spans still batched.
+    let logs = logs::init(cli.options.log_format);
+    if logs.exporting() && matches!(cli.command, Command::Serve { .. }) {
+        notice("exporting call spans over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)");
+    }
     let rt = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -43,12 +49,7 @@ fn fail(code: u8, message: &str) -> ExitCode {
     ExitCode::from(code)
 }
 
-/// A `toolsmith: ...` line on stderr. A closed or full stderr (the host stopped reading it)
-/// is not a reason to stop serving, so write errors are ignored rather than panicking as
-/// `eprintln!` would.
-fn notice(message: &str) {
-    let _ = writeln!(std::io::stderr().lock(), "toolsmith: {message}");
-}
+pub(crate) use logs::notice;
 
 fn print_text(text: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
@@ -169,11 +170,10 @@ async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String
             .await
             .map_err(|e| format!("cannot use agent `{name}`: {e}"))?;
         if agent.name != *name {
-            eprintln!(
-                "toolsmith: agent `{name}` was renamed to `{}`; using it (`--agent {}` names it \
-                 directly)",
+            notice(&format!(
+                "agent `{name}` was renamed to `{}`; using it (`--agent {}` names it directly)",
                 agent.name, agent.name
-            );
+            ));
         }
         context = context.with_agent(&agent);
     }
@@ -216,7 +216,11 @@ async fn call(
         builder = builder.approver(ApproveAll);
     }
     let runtime = builder.build();
-    let session = runtime.session_with(SessionConfig::default().mode(mode).turns(false));
+    let mut config = SessionConfig::default().mode(mode).turns(false);
+    if let Some(agent) = &options.agent {
+        config = config.agent(agent.as_str());
+    }
+    let session = runtime.session_with(config);
     let arguments = arguments.unwrap_or_else(|| "{}".to_owned());
     let outcome = session.call(ToolCall::new("cli", name, arguments)).await;
     if let Err(e) = print_json(&outcome.to_json()) {

@@ -88,6 +88,10 @@ pub(crate) async fn serve(
     activity_page: bool,
 ) -> ExitCode {
     let mut serve_options = ServeOptions::new("toolsmith");
+    if let Some(agent) = &options.agent {
+        let session = serve_options.session.clone().agent(agent.as_str());
+        serve_options = serve_options.session(session);
+    }
     if let Some(t) = &token {
         serve_options = serve_options.token(t.clone());
     }

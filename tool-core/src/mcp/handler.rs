@@ -18,6 +18,7 @@ use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
 use crate::runtime::{CallOptions, CallOutcome, Runtime, Session, SessionConfig};
 use crate::spec::Mode;
+use crate::trace::TraceContext;
 
 use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
 
@@ -256,7 +257,9 @@ impl ServerHandler for McpHandler {
         // Chunk and progress events become progress notifications when the client asked
         // for them with a progress token.
         let progress = context.meta.get_progress_token();
-        let options = CallOptions::new().cancel(context.ct);
+        let mut options = CallOptions::new().cancel(context.ct);
+        // The client's trace (`_meta.traceparent`, SEP-414): the call's span joins it.
+        options.trace_context = trace_context(&context.meta);
         // The call's future is boxed: rmcp spawns this future for the request and tokio moves
         // it whole several times, so it should hold a pointer to the call, not the call.
         let outcome: BoxFuture<'_, CallOutcome> = match progress {
@@ -282,6 +285,18 @@ impl ServerHandler for McpHandler {
             Ok(CallToolResponse::from(result))
         }
     }
+}
+
+/// The W3C trace context a request's `_meta` carries, if it has a valid `traceparent`.
+fn trace_context(meta: &rmcp::model::MetaObject) -> Option<TraceContext> {
+    let mut context = TraceContext::parse(meta.get_traceparent()?).ok()?;
+    if let Some(state) = meta.get_tracestate() {
+        context = context.with_tracestate(state);
+    }
+    if let Some(baggage) = meta.get_baggage() {
+        context = context.with_baggage(baggage);
+    }
+    Some(context)
 }
 
 /// A request's id as the call's id: the number in decimal (as `Display` writes it, without

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::{SemaphorePermit, watch};
+use tracing::Instrument;
 
 use super::turn::{Admission, CallResult, DedupeKey, ResultSlot};
 use super::{CallOptions, CallOutcome, Session};
@@ -24,6 +25,7 @@ use crate::context::{Host, ToolContext};
 use crate::error::ToolError;
 use crate::registry::ToolEntry;
 use crate::tool::ToolFuture;
+use crate::trace::{CALL_TARGET, CallSpan};
 
 /// One call on its way through a session.
 pub(super) struct Call<'s> {
@@ -63,12 +65,26 @@ impl<'s> Call<'s> {
         }
     }
 
-    /// Runs the call: its steps, then the one place that finishes it.
+    /// Runs the call in its span: its steps, then the one place that finishes it.
     pub(super) async fn run(self) -> CallOutcome {
-        let host = &self.session.runtime.inner.host;
-        let mut record = Record::new(host, &self.activity_id, &self.name, &self.arguments);
-        let result = self.steps(&mut record).await;
+        let inner = &self.session.runtime.inner;
+        let span = CallSpan::new(
+            &self.name,
+            &self.id,
+            self.session.parts.mode,
+            &self.session.parts.who,
+            self.options.parent.as_ref(),
+            self.options.trace_context.as_ref(),
+            inner.trace_content,
+        );
+        let mut record = Record::new(&inner.host, &self.activity_id, &self.name, &self.arguments);
+        let result = self
+            .steps(&mut record, &span)
+            .instrument(span.span().clone())
+            .await;
+        let ran = record.activity.is_some();
         let (result, tool, duplicate_of) = record.finish(result);
+        span.finish(&result, ran);
         CallOutcome {
             call_id: self.id,
             activity_id: self.activity_id,
@@ -80,9 +96,12 @@ impl<'s> Call<'s> {
     }
 
     /// The steps in order; the first refusal ends them.
-    async fn steps(&self, record: &mut Record<'_>) -> CallResult {
+    async fn steps(&self, record: &mut Record<'_>, span: &CallSpan) -> CallResult {
         let target = self.resolve()?;
         record.resolved(&target);
+        span.resolved(target.entry.name(), target.action.as_deref(), || {
+            target.arguments.to_json_text()
+        });
         self.authorize(&target)?;
         let ctx = self.context(&target.entry);
         let future = self.decode(&target, &ctx)?;
@@ -244,7 +263,10 @@ impl<'s> Call<'s> {
                 arguments: t.arguments.to_value().unwrap_or(Value::Null),
                 signature: signature_of_arguments(&spec.name, &t.arguments),
             };
-            inner.approver.approve(&request).await.into_result()
+            tracing::info!(target: CALL_TARGET, "approval asked");
+            let answer = inner.approver.approve(&request).await.into_result();
+            tracing::info!(target: CALL_TARGET, approved = answer.is_ok(), "approval answered");
+            answer
         })
         .await
     }

@@ -84,6 +84,8 @@ struct Inner {
     limiter: Arc<Semaphore>,
     dedupe: bool,
     approval_required: Vec<(String, Option<String>)>,
+    /// Whether call spans record arguments and results.
+    trace_content: bool,
 }
 
 /// Runs calls against a registry. Cheap to clone.
@@ -111,6 +113,7 @@ pub struct RuntimeBuilder {
     max_concurrent: usize,
     dedupe: bool,
     approval_required: Vec<(String, Option<String>)>,
+    trace_content: bool,
 }
 
 impl std::fmt::Debug for RuntimeBuilder {
@@ -177,6 +180,15 @@ impl RuntimeBuilder {
         self
     }
 
+    /// Whether each call's span records its arguments and result (`gen_ai.tool.call.arguments`
+    /// and `gen_ai.tool.call.result`, cut at
+    /// [`MAX_TRACED_CONTENT_BYTES`](crate::trace::MAX_TRACED_CONTENT_BYTES)). Off by default:
+    /// they may hold secrets. See [`crate::trace`].
+    pub fn trace_content(mut self, on: bool) -> Self {
+        self.trace_content = on;
+        self
+    }
+
     /// Builds the runtime.
     pub fn build(self) -> Runtime {
         Runtime {
@@ -189,6 +201,7 @@ impl RuntimeBuilder {
                 limiter: Arc::new(Semaphore::new(self.max_concurrent)),
                 dedupe: self.dedupe,
                 approval_required: self.approval_required,
+                trace_content: self.trace_content,
             }),
         }
     }
@@ -210,6 +223,7 @@ impl Runtime {
             max_concurrent: DEFAULT_MAX_CONCURRENT,
             dedupe: true,
             approval_required: Vec::new(),
+            trace_content: false,
         }
     }
 
@@ -244,6 +258,10 @@ impl Runtime {
                 services: config.services,
                 cancel: CancellationToken::new(),
                 turns: config.turns,
+                who: crate::trace::Who {
+                    agent: config.agent,
+                    principal: config.principal,
+                },
             }),
             turn: Arc::new(Mutex::new(TurnCache::default())),
         }
@@ -268,6 +286,10 @@ pub struct SessionConfig {
     /// (an MCP server, where each request stands alone; a command line) says `false`: every
     /// call runs, and tools fall back to limits by time.
     pub turns: bool,
+    /// The agent the session's calls are made for (`gen_ai.agent.name` on their spans).
+    pub agent: Option<Arc<str>>,
+    /// The principal the session serves (`toolsmith.principal` on their spans).
+    pub principal: Option<Arc<str>>,
 }
 
 impl Default for SessionConfig {
@@ -277,6 +299,8 @@ impl Default for SessionConfig {
             permissions: PermissionSet::all(),
             services: Services::new(),
             turns: true,
+            agent: None,
+            principal: None,
         }
     }
 }
@@ -300,6 +324,16 @@ impl SessionConfig {
     /// Adds a session service.
     pub fn service<T: Send + Sync + 'static>(mut self, value: Arc<T>) -> Self {
         self.services.insert(value);
+        self
+    }
+    /// Sets the agent the session's calls are made for (see [`agent`](Self::agent)).
+    pub fn agent(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.agent = Some(name.into());
+        self
+    }
+    /// Sets the principal the session serves (see [`principal`](Self::principal)).
+    pub fn principal(mut self, name: impl Into<Arc<str>>) -> Self {
+        self.principal = Some(name.into());
         self
     }
 }

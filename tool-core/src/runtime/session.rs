@@ -34,6 +34,11 @@ pub struct CallOptions {
     /// Sees the call's `TOOL_OUTPUT_CHUNK` and `PROGRESS` events (they still go to the
     /// runtime's event stream too).
     pub observer: Option<CallObserver>,
+    /// The parent of the call's span (default: the span current when the call is made).
+    pub parent: Option<tracing::Span>,
+    /// A remote caller's trace context: the parent of the exported span (with tool-core's
+    /// feature `otel`), and `toolsmith.traceparent` on the span.
+    pub trace_context: Option<crate::trace::TraceContext>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -41,6 +46,8 @@ impl std::fmt::Debug for CallOptions {
         f.debug_struct("CallOptions")
             .field("cancel", &self.cancel)
             .field("observer", &self.observer.is_some())
+            .field("parent", &self.parent)
+            .field("trace_context", &self.trace_context)
             .finish()
     }
 }
@@ -60,6 +67,18 @@ impl CallOptions {
     /// Sets the observer of the call's chunk and progress events.
     pub fn observer(mut self, f: impl Fn(&crate::events::Event) + Send + Sync + 'static) -> Self {
         self.observer = Some(Arc::new(f));
+        self
+    }
+
+    /// Sets the parent of the call's span (see [`crate::trace`]).
+    pub fn parent(mut self, span: tracing::Span) -> Self {
+        self.parent = Some(span);
+        self
+    }
+
+    /// Sets the remote caller's trace context (see [`crate::trace`]).
+    pub fn trace_context(mut self, context: crate::trace::TraceContext) -> Self {
+        self.trace_context = Some(context);
         self
     }
 }
