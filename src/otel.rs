@@ -90,6 +90,8 @@ where
     if !configured() {
         return Ok(None);
     }
+    // An https endpoint needs TLS: ring, unless the host installed a provider already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let exporter = opentelemetry_otlp::SpanExporter::builder()
         .with_http()
         .build()

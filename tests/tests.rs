@@ -53,6 +53,8 @@ mod mcp {
 /// exchange, and JSON log lines.
 #[cfg(feature = "otel")]
 mod trace {
+    mod logs;
+    mod otlp;
     mod spans;
 }
 

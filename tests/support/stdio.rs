@@ -30,6 +30,11 @@ impl StdioServe {
     /// Starts `toolsmith <args> serve` in `cwd`, with no search backend configured and its
     /// stderr written to `cwd/serve.stderr` ([`stderr`](Self::stderr)).
     pub fn start(cwd: &Path, args: &[&str]) -> StdioServe {
+        Self::start_with_env(cwd, args, &[])
+    }
+
+    /// [`start`](Self::start) with extra environment variables.
+    pub fn start_with_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> StdioServe {
         let log = std::fs::File::create(cwd.join("serve.stderr")).expect("stderr file");
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
             .args(args)
@@ -37,6 +42,7 @@ impl StdioServe {
             .current_dir(cwd)
             .env_remove("SEARXNG_URL")
             .env_remove("TOOLSMITH_SEARXNG_URL")
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(log)

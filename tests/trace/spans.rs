@@ -17,6 +17,15 @@ use tracing_subscriber::layer::SubscriberExt;
 
 use crate::support::mcp::{test_runtime, test_tools};
 
+/// Recomputes which call sites are enabled, now that this thread's subscriber exists.
+///
+/// `tracing` caches that per call site, process-wide. Another test's thread reaching a call
+/// site for the first time while this test installs its subscriber can cache "disabled"
+/// from the subscribers it saw, so a test that wants every event asks again before it acts.
+fn fresh_interest() {
+    tracing::callsite::rebuild_interest_cache();
+}
+
 /// Runs `f` on a current-thread runtime with spans going to an in-memory exporter; the
 /// finished spans.
 fn spans_of<F: Future<Output = ()>>(f: impl FnOnce() -> F) -> Vec<SpanData> {
@@ -27,6 +36,7 @@ fn spans_of<F: Future<Output = ()>>(f: impl FnOnce() -> F) -> Vec<SpanData> {
     let subscriber = tracing_subscriber::registry()
         .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("tests")));
     tracing::subscriber::with_default(subscriber, || {
+        fresh_interest();
         tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -106,6 +116,7 @@ fn every_outcome_is_a_span_in_the_genai_conventions() {
             ),
         ];
         for (id, tool, args) in calls {
+            fresh_interest();
             session
                 .call(ToolCall::new(id, tool, args.to_string()))
                 .await;

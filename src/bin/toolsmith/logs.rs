@@ -1,5 +1,6 @@
 //! Logs: `tracing` to stderr, as text or one JSON object a line (`--log-format`), filtered by
-//! `RUST_LOG` (default: `info`, and warnings and errors of the calls); with an OTLP endpoint in
+//! `RUST_LOG` (default: toolsmith's own lines, the calls' failures and the libraries'
+//! warnings); with an OTLP endpoint in
 //! the environment, the call spans exported too.
 
 use std::io::Write;
@@ -19,8 +20,9 @@ pub(crate) enum LogFormat {
     Json,
 }
 
-/// The filter when `RUST_LOG` says nothing.
-const DEFAULT_FILTER: &str = "info,toolsmith::call=warn";
+/// The filter when `RUST_LOG` says nothing: toolsmith's own lines, the calls' failures, and
+/// the libraries' warnings.
+const DEFAULT_FILTER: &str = "warn,toolsmith=info,toolsmith::call=warn";
 
 static JSON: OnceLock<bool> = OnceLock::new();
 

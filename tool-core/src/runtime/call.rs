@@ -116,7 +116,7 @@ impl<'s> Call<'s> {
             }
             (Admission::Untracked, writes) => writes,
         };
-        self.approve(&target).await?;
+        self.approve(&target, span.span()).await?;
         let timeout = self.timeout(&target.entry);
         record.open();
         let _permit = self.acquire().await?;
@@ -244,7 +244,7 @@ impl<'s> Call<'s> {
 
     /// The approval gate, for a call of a tool or action that needs approval (declared, or
     /// required by the runtime's builder). A denial is the model's `approval_denied`.
-    async fn approve(&self, t: &Target) -> Result<(), ToolError> {
+    async fn approve(&self, t: &Target, span: &tracing::Span) -> Result<(), ToolError> {
         let inner = &self.session.runtime.inner;
         let (spec, action) = (t.entry.spec(), t.action.as_deref());
         let forced = inner
@@ -263,9 +263,10 @@ impl<'s> Call<'s> {
                 arguments: t.arguments.to_value().unwrap_or(Value::Null),
                 signature: signature_of_arguments(&spec.name, &t.arguments),
             };
-            tracing::info!(target: CALL_TARGET, "approval asked");
+            tracing::info!(target: CALL_TARGET, parent: span, "approval asked");
             let answer = inner.approver.approve(&request).await.into_result();
-            tracing::info!(target: CALL_TARGET, approved = answer.is_ok(), "approval answered");
+            let approved = answer.is_ok();
+            tracing::info!(target: CALL_TARGET, parent: span, approved, "approval answered");
             answer
         })
         .await
