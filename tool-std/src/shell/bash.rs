@@ -5,7 +5,7 @@
 //! which the [`Workspace`] resolves to a directory inside a root. The command then runs as
 //! `bash -c COMMAND`: its own process group, stdin closed, an
 //! allow-listed environment, and (unless the host turned it off) inside the
-//! [sandbox](super::sandbox): the shell is started through the sandbox's helper, which
+//! [sandbox](mod@super::sandbox): the shell is started through the sandbox's helper, which
 //! restricts itself and then execs it; `TMPDIR` is the call's own directory, removed after. Its lines are streamed as `TOOL_OUTPUT_CHUNK` events and kept in
 //! bounded captures; on its timeout, or when the call is cancelled, the whole group is ended
 //! and the answer says so, with what was printed until then.

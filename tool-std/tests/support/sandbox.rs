@@ -22,7 +22,6 @@ use super::{Snapshot, snapshot, temp_dir, write};
 
 pub(crate) struct Escape {
     pub(crate) _tmp: tempfile::TempDir,
-    pub(crate) base: PathBuf,
     pub(crate) ws: PathBuf,
     pub(crate) docs: PathBuf,
     pub(crate) outside: PathBuf,
@@ -99,7 +98,6 @@ impl Escape {
         let session = session(&ws, &docs, config);
         Escape {
             _tmp: tmp,
-            base,
             ws,
             docs,
             outside,
