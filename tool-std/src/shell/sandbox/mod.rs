@@ -90,6 +90,11 @@
 //!   command read. The filter refuses set-user-ID and set-group-ID modes and extended
 //!   attributes (file capabilities); other mode and time changes outside the roots are not
 //!   refused.
+//! - **Other processes' `/proc` entries**: Landlock keeps a command from another process's
+//!   memory, descriptors, `cwd` and `root` links and from signalling it, but this kernel
+//!   still lets it read `/proc/<pid>/environ` and `cmdline` of processes of the same user,
+//!   the server's included: keep secrets out of the server's environment, or run it as
+//!   another user. A PID namespace with its own `/proc` would hide them; it is not built.
 //! - **Hosts**: the network is all or nothing; an allow-list of hosts needs a proxy that
 //!   resolves names and checks each connection, which this sandbox does not have.
 
