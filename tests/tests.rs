@@ -18,6 +18,7 @@ mod activity {
 mod cli {
     mod commands;
     mod examples;
+    mod sandbox;
     mod shell;
 }
 

@@ -1,7 +1,11 @@
 //! The `bash` tool's overhead: running `true` through the whole `Session::call` path
 //! (validation, approval, activity record, events, the refused-list check, the workspace's
 //! directory check, a process group, two pipes read to their end, the group check after
-//! exit) against spawning the same thing with `std::process::Command` in the same run.
+//! exit) against spawning the same thing with `std::process::Command` in the same run; and
+//! the sandbox's own cost: the same call sandboxed (the call's plan and temporary
+//! directory, the helper's exec, Landlock, the seccomp filters, the shell's exec) against
+//! the tool with the sandbox off, in a plain root and in a git repository (whose
+//! `.git/config` and `.git/hooks` are mounted read-only in a namespace of the call's own).
 //!
 //! ```text
 //! cargo bench -p tool-std --bench shell
@@ -11,7 +15,8 @@
 //! itself, and `bash -c true` spawned by tokio with the runner's options (what the call path
 //! adds on top of the spawn). Criterion measures each; then alternating rounds give medians and the
 //! ratios, printed at the end: the tool against `bash -c true` is the median of the ratios of
-//! short paired rounds, the side going first alternating (aim: at most 1.2x).
+//! short paired rounds, the side going first alternating (aim: at most 1.2x); the sandboxed
+//! tool against the tool with the sandbox off likewise (aim: at most 1.3x).
 
 use std::hint::black_box;
 use std::process::{Command, Stdio};
@@ -20,9 +25,10 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use tool_core::{ApproveAll, Registry, Runtime, Session, ToolCall};
+use tool_std::shell::{SandboxMode, ShellConfig};
 use tool_std::workspace::Workspace;
 
-fn session(dir: &std::path::Path) -> Session {
+fn session(dir: &std::path::Path, sandboxed: bool) -> Session {
     let ws = Workspace::builder()
         .root("bench", dir)
         .build()
@@ -31,8 +37,15 @@ fn session(dir: &std::path::Path) -> Session {
         .with_inventory()
         .build()
         .expect("registry");
+    let mut config = ShellConfig::default();
+    if sandboxed {
+        config.sandbox.helper = Some(env!("CARGO_BIN_EXE_toolsmith-sandbox-helper").into());
+    } else {
+        config.sandbox.mode = SandboxMode::Off;
+    }
     Runtime::builder(registry)
         .service(Arc::new(ws))
+        .service(Arc::new(config))
         .approver(ApproveAll)
         .dedupe(false)
         .build()
@@ -106,10 +119,44 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
+/// Paired rounds of `a` and `b`, which one goes first alternating: the medians of each and
+/// the median of the per-round ratios `a / b`.
+fn paired(
+    rounds: usize,
+    n: u32,
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+) -> (Duration, Duration, f64) {
+    let (mut xs, mut ys, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..rounds {
+        let (x, y) = if round % 2 == 0 {
+            let x = per_call(n, &mut a);
+            (x, per_call(n, &mut b))
+        } else {
+            let y = per_call(n, &mut b);
+            (per_call(n, &mut a), y)
+        };
+        ratios.push(x.as_secs_f64() / y.as_secs_f64());
+        xs.push(x);
+        ys.push(y);
+    }
+    ratios.sort_by(f64::total_cmp);
+    (median(xs), median(ys), ratios[ratios.len() / 2])
+}
+
 fn main() {
     let rt = tokio::runtime::Runtime::new().expect("tokio");
     let dir = tempfile::tempdir().expect("temp dir");
-    let session = session(dir.path());
+    let session_off = session(dir.path(), false);
+    let session_on = session(dir.path(), true);
+    // A git repository: its protected paths make each call mount them read-only first.
+    let repo = tempfile::tempdir().expect("temp dir");
+    let git_ok = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(repo.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    let session_git = git_ok.then(|| session(repo.path(), true));
     let bash_bin = bash_path();
     // `cargo test --benches` runs this without `--bench`: keep that quick.
     let full = std::env::args().any(|a| a == "--bench");
@@ -120,9 +167,17 @@ fn main() {
             .measurement_time(Duration::from_secs(3))
             .warm_up_time(Duration::from_millis(500))
             .configure_from_args();
-        c.bench_function("bash tool: true via Session::call", |b| {
-            b.iter(|| via_tool(&rt, &session))
+        c.bench_function("bash tool, sandbox off: true via Session::call", |b| {
+            b.iter(|| via_tool(&rt, &session_off))
         });
+        c.bench_function("bash tool, sandboxed: true via Session::call", |b| {
+            b.iter(|| via_tool(&rt, &session_on))
+        });
+        if let Some(session_git) = &session_git {
+            c.bench_function("bash tool, sandboxed, in a git repository", |b| {
+                b.iter(|| via_tool(&rt, session_git))
+            });
+        }
         c.bench_function("std::process::Command: bash -c true", |b| {
             b.iter(via_bash_c)
         });
@@ -138,33 +193,40 @@ fn main() {
         None if full => (31, 10),
         None => (1, 3),
     };
-    let (mut tool, mut bash, mut plain, mut tokio) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut ratios = Vec::new();
-    for round in 0..rounds {
-        // Short rounds, the tool and its baseline back to back, which one first alternating:
-        // the ratio of each pair is taken under the same load.
-        let (t, b) = if round % 2 == 0 {
-            let t = per_call(n, || via_tool(&rt, &session));
-            (t, per_call(n, via_bash_c))
-        } else {
-            let b = per_call(n, via_bash_c);
-            (per_call(n, || via_tool(&rt, &session)), b)
-        };
-        ratios.push(t.as_secs_f64() / b.as_secs_f64());
-        tool.push(t);
-        bash.push(b);
-        plain.push(per_call(n, via_true));
-        tokio.push(per_call(n, || via_tokio(&rt, &bash_bin)));
-    }
-    let (t, b, p, k) = (median(tool), median(bash), median(plain), median(tokio));
-    ratios.sort_by(f64::total_cmp);
-    let paired = ratios[ratios.len() / 2];
-    println!(
-        "bash tool `true`: {t:?} per call; std::process::Command `bash -c true` {b:?} \
-         (ratio {paired:.2}x, the median of {rounds} paired rounds), `true` {p:?} (ratio \
-         {:.2}x); tokio::process `bash -c true` {k:?} (ratio {:.2}x)",
-        t.as_secs_f64() / p.as_secs_f64(),
-        t.as_secs_f64() / k.as_secs_f64()
+    let (off, bash, to_bash) = paired(rounds, n, || via_tool(&rt, &session_off), via_bash_c);
+    let (on, off2, sandbox) = paired(
+        rounds,
+        n,
+        || via_tool(&rt, &session_on),
+        || via_tool(&rt, &session_off),
     );
+    let git = session_git.as_ref().map(|s| {
+        paired(
+            rounds,
+            n,
+            || via_tool(&rt, s),
+            || via_tool(&rt, &session_off),
+        )
+    });
+    let plain = median((0..rounds).map(|_| per_call(n, via_true)).collect());
+    let tokio = median(
+        (0..rounds)
+            .map(|_| per_call(n, || via_tokio(&rt, &bash_bin)))
+            .collect(),
+    );
+    println!(
+        "bash tool `true`, sandbox off: {off:?} per call; std::process::Command `bash -c true` \
+         {bash:?} (ratio {to_bash:.2}x, the median of {rounds} paired rounds), `true` {plain:?}; \
+         tokio::process `bash -c true` {tokio:?}"
+    );
+    println!(
+        "bash tool `true`, sandboxed: {on:?} per call against {off2:?} with the sandbox off \
+         (ratio {sandbox:.2}x, the median of {rounds} paired rounds; aim: at most 1.30x)"
+    );
+    if let Some((g, o, ratio)) = git {
+        println!(
+            "bash tool `true`, sandboxed in a git repository (protected paths mounted \
+             read-only): {g:?} per call against {o:?} with the sandbox off (ratio {ratio:.2}x)"
+        );
+    }
 }

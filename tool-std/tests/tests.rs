@@ -10,6 +10,7 @@ mod support;
 mod apply_patch;
 mod file;
 mod prompt;
+mod sandbox;
 mod search;
 mod shell;
 mod web;

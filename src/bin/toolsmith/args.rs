@@ -56,6 +56,15 @@ pub(crate) struct GlobalOptions {
     /// Switches the bash tool off: every call is refused.
     #[arg(long, global = true)]
     pub(crate) no_bash: bool,
+    /// Whether bash runs its commands in the operating-system sandbox (Landlock, seccomp):
+    /// writes only in the read-write roots and a private TMPDIR, secrets unreadable, no
+    /// network. `off` runs them with the server's own rights. Where the kernel cannot
+    /// sandbox, `on` refuses every call.
+    #[arg(long, value_name = "on|off", default_value = "on", global = true)]
+    pub(crate) bash_sandbox: tool_std::shell::SandboxMode,
+    /// Lets sandboxed bash commands use the network (AF_INET/AF_INET6 sockets).
+    #[arg(long, global = true)]
+    pub(crate) bash_network: bool,
     /// Approves calls that need approval (without it they are denied).
     #[arg(long, global = true)]
     pub(crate) approve: bool,

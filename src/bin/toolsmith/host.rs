@@ -78,7 +78,8 @@ pub(crate) fn workspace(options: &GlobalOptions) -> Result<tool_std::workspace::
 }
 
 /// The bash tool's configuration: `--bash-timeout`, `--bash-max-timeout`, `--bash-allow`,
-/// `--no-bash` over the defaults.
+/// `--no-bash`, `--bash-sandbox`, `--bash-network` over the defaults; the agent store is on
+/// the sandbox's deny list.
 pub(crate) fn shell_config(
     options: &GlobalOptions,
 ) -> Result<tool_std::shell::ShellConfig, String> {
@@ -104,7 +105,33 @@ pub(crate) fn shell_config(
     }
     config.allowed_prefixes = options.bash_allow.clone();
     config.enabled = !options.no_bash;
+    config.sandbox.mode = options.bash_sandbox;
+    config.sandbox.network = options.bash_network;
+    // The server's own stores are not for commands to read: the agent store (with its
+    // SQLite side files), or the whole `.toolsmith` directory where it is the default.
+    match &options.store {
+        Some(store) => {
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                let mut path = store.clone().into_os_string();
+                path.push(suffix);
+                config.sandbox.deny_read.push(PathBuf::from(path));
+            }
+        }
+        None => {
+            if let Some(first) = roots(options)?.first() {
+                config.sandbox.deny_read.push(first.dir.join(".toolsmith"));
+            }
+        }
+    }
     Ok(config)
+}
+
+/// The line `list` and `serve` print about the bash sandbox when they start.
+pub(crate) fn sandbox_notice(config: &tool_std::shell::ShellConfig) -> String {
+    if !config.enabled {
+        return "bash: off (--no-bash)".to_owned();
+    }
+    format!("bash sandbox: {}", config.sandbox.status())
 }
 
 /// The agent store's path: `--store`, else `.toolsmith/agents.db` under the first root.

@@ -4,6 +4,9 @@
 //!
 //! Exit codes: 0 success, 1 the tool answered with an error (its JSON is still printed on
 //! stdout), 2 a usage error.
+//!
+//! The binary is also the `bash` sandbox's helper: started with that `argv[0]`, `main` hands
+//! over to `tool_std::shell::sandbox::dispatch` before anything else.
 
 mod args;
 mod host;
@@ -28,6 +31,9 @@ use args::{Cli, Command, GlobalOptions};
 const CLI_ACCOUNT: &str = "default";
 
 fn main() -> ExitCode {
+    // Started as the bash sandbox's helper, this process restricts itself and becomes the
+    // command's shell here; it must happen before the async runtime starts any thread.
+    tool_std::shell::sandbox::dispatch();
     let cli = Cli::parse();
     // Kept to the end: dropped, it sends the spans still batched.
     let logs = logs::init(cli.options.log_format);
@@ -85,6 +91,9 @@ async fn run(cli: Cli) -> ExitCode {
     };
     match cli.command {
         Command::List { format, toolset } => {
+            if let Ok(shell) = host::shell_config(&cli.options) {
+                notice(&host::sandbox_notice(&shell));
+            }
             let mut filter = ToolFilter::all();
             filter.mode = mode;
             filter.toolset = toolset;

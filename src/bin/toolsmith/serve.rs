@@ -66,6 +66,7 @@ async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime,
         ));
     }
     let shell = host::shell_config(options)?;
+    notice(&host::sandbox_notice(&shell));
     let prompts = prompt_context(options).await?;
     let mut builder = Runtime::builder(Arc::new(registry))
         .service(Arc::new(web))

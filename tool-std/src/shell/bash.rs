@@ -4,7 +4,9 @@
 //! prefixes, the timeout limit), the [refused list](super::security), and `working_dir`,
 //! which the [`Workspace`] resolves to a directory inside a root. The command then runs as
 //! `bash -c COMMAND`: its own process group, stdin closed, an
-//! allow-listed environment. Its lines are streamed as `TOOL_OUTPUT_CHUNK` events and kept in
+//! allow-listed environment, and (unless the host turned it off) inside the
+//! [sandbox](mod@super::sandbox): the shell is started through the sandbox's helper, which
+//! restricts itself and then execs it; `TMPDIR` is the call's own directory, removed after. Its lines are streamed as `TOOL_OUTPUT_CHUNK` events and kept in
 //! bounded captures; on its timeout, or when the call is cancelled, the whole group is ended
 //! and the answer says so, with what was printed until then.
 
@@ -17,6 +19,7 @@ use tool_macros::tool;
 use super::capture::split_budget;
 use super::config::ShellConfig;
 use super::process::{self, Ending, RunSpec};
+use super::sandbox;
 use super::security;
 use crate::workspace::{EntryKind, Workspace};
 
@@ -231,11 +234,37 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         let reserve = config.kill_grace + DEADLINE_MARGIN;
         deadline = deadline.min(outer.checked_sub(reserve).unwrap_or(now).max(now));
     }
+    let mut env = config.child_env();
+    let shell = process::program_path(&config.shell, &env);
+    let sandbox = if config.runs_sandboxed() {
+        Some(Sandboxed::prepare(&config, &ws, &cwd).await?)
+    } else {
+        None
+    };
+    let (program, arg0, args) = match &sandbox {
+        Some(s) => {
+            env.retain(|(k, _)| k != "TMPDIR");
+            env.push(("TMPDIR".to_owned(), s.dir.tmp().display().to_string()));
+            let args = vec![
+                s.plan.clone(),
+                shell.display().to_string(),
+                "-c".to_owned(),
+                command.to_owned(),
+            ];
+            (
+                s.helper.clone(),
+                Some(sandbox::HELPER_ARG0.to_owned()),
+                args,
+            )
+        }
+        None => (shell, None, vec!["-c".to_owned(), command.to_owned()]),
+    };
     let spec = RunSpec {
-        shell: config.shell.clone(),
-        command: command.to_owned(),
+        program,
+        arg0,
+        args,
         cwd,
-        env: config.child_env(),
+        env,
         deadline,
         grace: config.kill_grace,
         max_line_chars: config.max_line_chars,
@@ -268,6 +297,18 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         }
     };
     let mut notes = Vec::new();
+    if let Some(sandbox) = sandbox {
+        if return_code == Some(sandbox::HELPER_FAILED)
+            && let Some(why) = error.text.strip_prefix(sandbox::HELPER_FAILED_PREFIX)
+        {
+            return Err(ToolError::security(format!(
+                "the bash sandbox could not be set up, so the command was not run: {}",
+                why.trim_end()
+            ))
+            .with_suggestion(UNSANDBOXED_HINT));
+        }
+        notes.extend(sandbox.finish().await);
+    }
     if finished.ending == Ending::Timeout {
         notes.push(format!(
             "The command did not finish within its timeout of {} s and was ended; give a \
@@ -313,6 +354,114 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         working_dir: shown_dir,
         note: (!notes.is_empty()).then(|| notes.join(" ")),
     })
+}
+
+/// What the model is told when the sandbox stops a call.
+const UNSANDBOXED_HINT: &str = "This is a problem of the host's set-up, not of the \
+     command: tell the user what the error says is missing; they can fix it, or start the \
+     server with `--bash-sandbox off` (ShellConfig.sandbox.mode = SandboxMode::Off) to run \
+     commands without the sandbox.";
+
+/// A sandboxed call's set-up: the helper, the plan it applies, the call's private directory
+/// (removed when this drops) and what to check after the command.
+struct Sandboxed {
+    helper: std::path::PathBuf,
+    plan: String,
+    dir: sandbox::CallDir,
+    writable: Vec<std::path::PathBuf>,
+    protected: Vec<String>,
+    protected_before: std::collections::BTreeSet<std::path::PathBuf>,
+    notes: Vec<String>,
+}
+
+impl Sandboxed {
+    /// Checks the sandbox is available and makes the call's plan (on a blocking thread: it
+    /// starts the helper once per process, and lists directories).
+    async fn prepare(
+        config: &ShellConfig,
+        ws: &Workspace,
+        cwd: &std::path::Path,
+    ) -> Result<Sandboxed, ToolError> {
+        let sandbox_config = config.sandbox.clone();
+        let writable: Vec<std::path::PathBuf> = ws
+            .roots()
+            .iter()
+            .filter(|r| r.is_writable())
+            .map(|r| r.path().to_path_buf())
+            .collect();
+        let cwd = cwd.to_path_buf();
+        let prepared = tokio::task::spawn_blocking(move || {
+            let status = sandbox_config.status();
+            if !status.available {
+                return Err(ToolError::security(format!(
+                    "the bash sandbox is unavailable here, so no command was run: {}",
+                    status.reason.as_deref().unwrap_or("unknown reason")
+                ))
+                .with_field("sandbox", "unavailable")
+                .with_suggestion(UNSANDBOXED_HINT));
+            }
+            let fail = |e: String| {
+                ToolError::system(format!("the bash sandbox could not be prepared: {e}"))
+                    .with_suggestion(UNSANDBOXED_HINT)
+            };
+            let helper = sandbox_config.helper_program().map_err(fail)?;
+            let dir = sandbox::CallDir::new()
+                .map_err(|e| fail(format!("cannot make the call's temporary directory: {e}")))?;
+            let denied = sandbox_config.denied_paths();
+            let made = sandbox::build_plan(
+                &sandbox::PlanOptions {
+                    cwd: &cwd,
+                    writable: &writable,
+                    denied: &denied,
+                    protected: &sandbox_config.protected,
+                    network: sandbox_config.network,
+                },
+                &dir,
+            )
+            .map_err(fail)?;
+            let plan = serde_json::to_string(&made.plan).map_err(|e| fail(e.to_string()))?;
+            Ok(Sandboxed {
+                helper,
+                plan,
+                dir,
+                writable,
+                protected: sandbox_config.protected,
+                protected_before: made.protected_before,
+                notes: made.notes,
+            })
+        })
+        .await;
+        prepared.map_err(|e| ToolError::system(format!("the bash sandbox's set-up failed: {e}")))?
+    }
+
+    /// The notes of a finished call: the plan's, and the protected paths the command
+    /// created (where nothing could be mounted before it ran). Removes the call's directory.
+    async fn finish(self) -> Vec<String> {
+        let Sandboxed {
+            writable,
+            protected,
+            protected_before,
+            mut notes,
+            dir,
+            ..
+        } = self;
+        let created = tokio::task::spawn_blocking(move || {
+            let created = sandbox::created_protected(&writable, &protected, &protected_before);
+            drop(dir);
+            created
+        })
+        .await
+        .unwrap_or_default();
+        if !created.is_empty() {
+            let names: Vec<String> = created.iter().map(|p| p.display().to_string()).collect();
+            notes.push(format!(
+                "The command created protected paths, which the sandbox can only make read-only \
+                 once they exist: {}. Tell the user, who should check them.",
+                names.join(", ")
+            ));
+        }
+        notes
+    }
 }
 
 /// Resolves `working_dir` to an existing directory inside a root: its name as the

@@ -10,6 +10,8 @@ use std::time::Duration;
 
 use tool_core::ToolContext;
 
+use super::sandbox::SandboxConfig;
+
 /// The environment variables passed to a command by default: what tools need to find
 /// programs and print text, nothing that carries credentials. `LC_*` matches every locale
 /// variable.
@@ -67,6 +69,9 @@ pub struct ShellConfig {
     /// Secret-looking variables (see [`SECRET_WORDS`]) passed anyway, by exact name. They are
     /// passed even when `env_allow` does not list them.
     pub allowed_secrets: Vec<String>,
+    /// The operating-system sandbox commands run in ([`sandbox`](super::sandbox)): on by
+    /// default, network off.
+    pub sandbox: SandboxConfig,
 }
 
 impl Default for ShellConfig {
@@ -82,6 +87,7 @@ impl Default for ShellConfig {
             allowed_prefixes: Vec::new(),
             env_allow: DEFAULT_ENV_ALLOW.iter().map(|s| (*s).to_owned()).collect(),
             allowed_secrets: Vec::new(),
+            sandbox: SandboxConfig::default(),
         }
     }
 }
@@ -90,6 +96,14 @@ impl ShellConfig {
     /// The host's configuration, or the defaults.
     pub fn of(ctx: &ToolContext) -> Arc<ShellConfig> {
         ctx.service_or_default()
+    }
+
+    /// Whether `bash` calls under this configuration run their commands in the sandbox
+    /// ([`SandboxConfig::runs_sandboxed`]): what a host's approval rule can lean on to run
+    /// sandboxed commands without asking. A call whose sandbox is on but unavailable is
+    /// refused; it never runs unsandboxed.
+    pub fn runs_sandboxed(&self) -> bool {
+        self.sandbox.runs_sandboxed()
     }
 
     /// Whether the host variable `name` is passed to commands: allow-listed and not a secret,

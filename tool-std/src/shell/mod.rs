@@ -35,11 +35,15 @@
 //!   environment ([`ShellConfig::env_allow`]: `PATH`, `HOME`, `LANG`, `TERM`...); a name
 //!   holding `KEY`, `SECRET`, `TOKEN` or `PASSWORD` is withheld unless the host names it in
 //!   [`ShellConfig::allowed_secrets`].
-//! - **A seat belt, not a sandbox.** A short list of catastrophic commands ([`security`]:
+//! - **A seat belt, then a sandbox.** A short list of catastrophic commands ([`security`]:
 //!   `rm -rf /` and `~`, fork bombs, `mkfs`, writes onto disk devices, `curl | sh`, `sudo`,
 //!   `shutdown`) is refused before anything runs. The list catches mistakes; it cannot stop
 //!   a command written to get around it. The boundary is the approval gate and the
-//!   operating system's sandbox the host runs in.
+//!   operating-system [`sandbox`] every command runs in (Landlock, seccomp, a private mount
+//!   namespace): writes only beneath the read-write roots and the call's `TMPDIR`, the
+//!   protected paths read-only, secrets such as `~/.ssh` unreadable, no network unless the
+//!   host allows it. Where the kernel cannot sandbox, `bash` refuses to run (fail closed)
+//!   unless the host turned the sandbox off.
 //! - **Host configuration** is a service, [`ShellConfig`]: switch the tool off, allow only
 //!   commands starting with given prefixes, change the timeout default and limit, the output
 //!   cap, the environment.
@@ -52,14 +56,20 @@
 //! ```
 //! use std::sync::Arc;
 //! use tool_core::{ApproveAll, Registry, Runtime, ToolCall};
+//! use tool_std::shell::{SandboxMode, ShellConfig};
 //! use tool_std::workspace::Workspace;
 //!
 //! let dir = tempfile::tempdir()?;
 //! std::fs::write(dir.path().join("notes.txt"), "one\ntwo\n")?;
 //! let ws = Workspace::builder().root("app", dir.path()).build()?;
+//! // A doctest cannot serve as the sandbox's helper (its `main` is not ours to start with
+//! // `sandbox::dispatch()`), so this example runs its commands unsandboxed.
+//! let mut config = ShellConfig::default();
+//! config.sandbox.mode = SandboxMode::Off;
 //! let registry = Registry::builder().with_inventory().build()?;
 //! let session = Runtime::builder(registry)
 //!     .service(Arc::new(ws))
+//!     .service(Arc::new(config))
 //!     .approver(ApproveAll)
 //!     .build()
 //!     .session();
@@ -89,8 +99,10 @@ mod capture;
 pub mod config;
 mod lex;
 mod process;
+pub mod sandbox;
 pub mod security;
 
 pub use bash::{BashRequest, CommandResult};
 pub use config::ShellConfig;
+pub use sandbox::{SandboxConfig, SandboxMode, SandboxStatus};
 pub use security::{REFUSED, Refusal, RefusedPattern};

@@ -30,8 +30,11 @@ const AFTER_KILL: Duration = Duration::from_millis(250);
 /// What to run and within which bounds.
 #[derive(Debug, Clone)]
 pub(crate) struct RunSpec {
-    pub(crate) shell: String,
-    pub(crate) command: String,
+    /// The program started: the shell, or the sandbox helper that execs it.
+    pub(crate) program: PathBuf,
+    /// The `argv[0]` it is started with, when not its path.
+    pub(crate) arg0: Option<String>,
+    pub(crate) args: Vec<String>,
     pub(crate) cwd: PathBuf,
     pub(crate) env: Vec<(String, String)>,
     /// When the command is ended as timed out.
@@ -85,10 +88,12 @@ pub(crate) async fn run(
     mut on_chunk: impl FnMut(Stream, &str),
 ) -> io::Result<Finished> {
     let started = Instant::now();
-    let mut command = Command::new(program_path(&spec.shell, &spec.env));
+    let mut command = Command::new(&spec.program);
+    if let Some(arg0) = &spec.arg0 {
+        command.arg0(arg0);
+    }
     command
-        .arg("-c")
-        .arg(&spec.command)
+        .args(&spec.args)
         .current_dir(&spec.cwd)
         .env_clear()
         .envs(spec.env.iter().map(|(k, v)| (k, v)))
@@ -200,7 +205,7 @@ pub(crate) async fn run(
 /// library must fork the whole process to search that `PATH` in the child, where a path
 /// lets it use `posix_spawn` (no copy of the parent's page tables), several times cheaper
 /// for a large host.
-fn program_path(program: &str, env: &[(String, String)]) -> PathBuf {
+pub(crate) fn program_path(program: &str, env: &[(String, String)]) -> PathBuf {
     if program.contains('/') {
         return PathBuf::from(program);
     }

@@ -1,11 +1,12 @@
 //! What the tests share, each helper once: temporary directories and snapshots of what is in
 //! them, the registries and sessions the tools run in, the calls a model makes, and running a
 //! test alone in a process of its own; and per family (submodules), the fixtures of the
-//! `apply_patch`, file, prompt, search, shell and web tests.
+//! `apply_patch`, file, prompt, sandbox, search, shell and web tests.
 
 pub(crate) mod file;
 pub(crate) mod patch;
 pub(crate) mod prompt;
+pub(crate) mod sandbox;
 pub(crate) mod search;
 pub(crate) mod shell;
 pub(crate) mod web;

@@ -1,6 +1,7 @@
 //! Shared set-up of the `bash` tool tests: a workspace with a read-write root `main` (holding
 //! a directory `sub` and a file `file.txt`) and a second root `other`, an `outside` directory
-//! beside them, a session that approves every call, and helpers to watch a call's events and
+//! beside them, a session that approves every call and runs commands in the sandbox through
+//! this crate's helper program, and helpers to watch a call's events and
 //! to look for the processes of a group in `/proc`.
 
 use std::fs;
@@ -42,9 +43,10 @@ impl Fixture {
 
     /// A fixture whose runtime `build` finishes (approver, limits).
     pub(crate) fn with(
-        config: ShellConfig,
+        mut config: ShellConfig,
         build: impl FnOnce(RuntimeBuilder) -> RuntimeBuilder,
     ) -> Fixture {
+        config.sandbox.helper.get_or_insert_with(helper);
         let (tmp, base) = super::temp_dir();
         let ws = base.join("ws");
         let other = base.join("other");
@@ -117,6 +119,12 @@ impl Fixture {
     pub(crate) fn exists(&self, rel: &str) -> bool {
         self.ws.join(rel).exists()
     }
+}
+
+/// The sandbox helper the tests run their commands through: this crate's own helper
+/// program (a test binary cannot call `dispatch` at the top of its `main`).
+pub(crate) fn helper() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_toolsmith-sandbox-helper"))
 }
 
 /// The live (not zombie) processes whose process group is `pgid`, from `/proc`.

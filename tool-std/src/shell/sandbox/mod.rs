@@ -1,0 +1,313 @@
+//! The operating-system sandbox `bash` runs its commands in (Linux: Landlock, seccomp and a
+//! private mount namespace), so the workspace policy holds for commands as it does for the file
+//! tools.
+//!
+//! # What a sandboxed command may do
+//!
+//! - **Write** only beneath the read-write roots of the [`Workspace`](crate::workspace::Workspace),
+//!   a private temporary directory made for the call (`TMPDIR` points there; it is removed
+//!   after the call), and `/dev/null`, `/dev/zero`, `/dev/full`.
+//! - **Read** the rest of the file system, except the deny list: [`DEFAULT_DENY_READ`] (`~/.ssh`,
+//!   `~/.aws`, `~/.config/gh`, `~/.netrc`...) and what the host adds
+//!   ([`SandboxConfig::deny_read`]: the server's own configuration and stores, other principals'
+//!   roots).
+//! - **Not change the protected paths** ([`DEFAULT_PROTECTED`]: `.git/hooks`, `.git/config`,
+//!   `.env`, `.env.*`) inside a read-write root: they are read-only for commands, as the file
+//!   tools refuse to write them.
+//! - **Not use** `ptrace`, `process_vm_readv`/`writev`, io_uring, `AF_VSOCK`, raw and packet
+//!   sockets, `mount`/`umount2`/`pivot_root` (and the new mount API), new namespaces through
+//!   `unshare`/`clone`/`setns` (user namespaces included), `bpf`, `kexec_load`,
+//!   `kexec_file_load`, `keyctl`/`add_key`/`request_key`, `perf_event_open`, personality
+//!   changes, kernel modules, `reboot`, extended attributes, and set-user-ID or set-group-ID
+//!   modes: each answers `EPERM` (the command's tools fail with "Operation not permitted", they
+//!   are not killed).
+//! - **No network** unless the host allows it ([`SandboxConfig::network`], `--bash-network`):
+//!   only `AF_UNIX` sockets can be made; `AF_INET` and `AF_INET6` answer `EPERM`.
+//! - **No new privileges**: `no_new_privs` is set, so set-user-ID programs run with the
+//!   command's own rights; signals reach only processes inside the sandbox (Landlock's signal
+//!   scope, ABI 6), and abstract UNIX sockets outside it cannot be connected to.
+//!
+//! # How it is applied without unsafe code
+//!
+//! The workspace forbids `unsafe`, so nothing runs between `fork` and `exec` in the server.
+//! Instead `bash` starts a *helper*: a program (by default the server's own executable) started
+//! with `argv[0]` = [`HELPER_ARG0`], which [`dispatch`] recognises at the top of `main`. The
+//! helper reads the call's plan from its arguments, restricts itself with safe APIs (a mount
+//! namespace with `rustix`, Landlock with the `landlock` crate, a seccomp filter with
+//! `seccompiler`, `no_new_privs` through both) and then `exec`s the shell, which inherits every
+//! restriction, as do all its children. If any step fails the helper prints why and exits with
+//! a code of its own; `bash` answers with an error and the command never runs (fail closed).
+//!
+//! A host binary makes itself the helper by calling [`dispatch`] first thing in `main`, before
+//! any thread or async runtime starts; a host that cannot (a test harness, a doctest) points
+//! [`SandboxConfig::helper`] at a program that does, such as this crate's
+//! `toolsmith-sandbox-helper` binary.
+//!
+//! ```no_run
+//! // First thing in the host's `main`, before any thread or async runtime starts. It returns
+//! // at once unless this process was started as the helper, which it then becomes.
+//! tool_std::shell::sandbox::dispatch();
+//! // ... build the runtime and serve as usual.
+//! ```
+//!
+//! # Fail closed
+//!
+//! Where the kernel lacks Landlock (ABI 3 or later: before it, truncation was not governed) or
+//! seccomp, [`SandboxConfig::status`] says so and every `bash` call is refused with an error that
+//! says why and names the explicit opt-out, `--bash-sandbox off`
+//! ([`SandboxMode::Off`]). The command line prints the state when `list` and `serve` start.
+//! Whether a call runs sandboxed is on the public API ([`SandboxConfig::runs_sandboxed`],
+//! [`ShellConfig::runs_sandboxed`](super::ShellConfig::runs_sandboxed)), so a host's approval
+//! rule can run sandboxed commands without asking and ask for the others.
+//!
+//! # What the kernel cannot cover, and what is done instead
+//!
+//! - **Landlock only grants; it cannot take away beneath a grant.** Read access is granted on
+//!   `/` as a whole when no denied path exists; a denied path's ancestors are instead granted
+//!   child by child, leaving the denied entry out (symbolic links among the children are never
+//!   granted: what they point at is judged on its own path). The children are those present
+//!   when the call starts: an entry made later in such a directory by someone else is not
+//!   readable to the command. At most [`MAX_READ_RULES`] rules are made; past that the call is
+//!   refused.
+//! - **Protected and denied paths inside a read-write root** cannot be carved out with Landlock
+//!   (the root's grant covers them, and `git commit` needs to create files directly in `.git`).
+//!   The helper makes a private mount namespace (a user namespace too when not run as root) and
+//!   bind-mounts each protected path read-only over itself, each directory between the root and
+//!   it onto itself (a mount point cannot be renamed or removed, so the protected file cannot
+//!   be moved aside and replaced), and an empty read-only file or directory over each denied
+//!   path. The paths are looked for breadth-first, at most [`MAX_PROTECTED_WALK`] entries and
+//!   [`MAX_PROTECTED_DEPTH`] levels per root, not inside a `.git` beyond its own entries; the
+//!   answer's `note` says when the walk stopped early. Where the namespace cannot be made,
+//!   calls that need it are refused.
+//! - **A protected path that does not exist yet** (a new `.env`, `.git/hooks` missing in an
+//!   existing `.git`) has nothing to mount over; a command can create it. The answer's `note`
+//!   names every protected path the command created, so the host or the user can look at it.
+//!   New files inside an existing `.git/hooks` are refused (the directory is read-only).
+//! - **A hard link made before the call** inside a root to a file outside is written through
+//!   (Landlock judges the path, not the inode). A command cannot make such a link itself: a
+//!   link from outside the roots needs the `REFER` right there.
+//! - **Metadata**: Landlock does not govern `chmod`, `chown`, `utime` on files it lets a
+//!   command read. The filter refuses set-user-ID and set-group-ID modes and extended
+//!   attributes (file capabilities); other mode and time changes outside the roots are not
+//!   refused.
+//! - **Other processes' `/proc` entries**: Landlock keeps a command from another process's
+//!   memory, descriptors, `cwd` and `root` links and from signalling it, but this kernel
+//!   still lets it read `/proc/<pid>/environ` and `cmdline` of processes of the same user,
+//!   the server's included: keep secrets out of the server's environment, or run it as
+//!   another user. A PID namespace with its own `/proc` would hide them; it is not built.
+//! - **Hosts**: the network is all or nothing; an allow-list of hosts needs a proxy that
+//!   resolves names and checks each connection, which this sandbox does not have.
+
+mod apply;
+mod plan;
+mod probe;
+mod seccomp;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+pub(crate) use plan::{CallDir, PlanOptions, build as build_plan, created_protected};
+pub use probe::SandboxStatus;
+
+/// The `argv[0]` the helper is started with; [`dispatch`] recognises it.
+pub const HELPER_ARG0: &str = "toolsmith-bash-sandbox";
+
+/// The name of this crate's helper program, looked for beside the executable when
+/// [`SandboxConfig::helper`] is `None` and [`dispatch`] was not called.
+pub const HELPER_PROGRAM: &str = "toolsmith-sandbox-helper";
+
+/// The exit code of a helper that could not set the sandbox up (the command did not run);
+/// its stderr then starts with [`HELPER_FAILED_PREFIX`].
+pub const HELPER_FAILED: i32 = 125;
+
+/// How a helper's stderr starts when it could not set the sandbox up.
+pub const HELPER_FAILED_PREFIX: &str = "toolsmith sandbox: ";
+
+/// The environment variable that makes [`SandboxConfig::status`] answer "unavailable" with its
+/// value as the reason: a test switch for the fail-closed path.
+pub const FORCE_UNAVAILABLE_ENV: &str = "TOOLSMITH_SANDBOX_FORCE_UNAVAILABLE";
+
+/// Paths a command may not read, relative to the home directory (`$HOME`) of the server.
+pub const DEFAULT_DENY_READ: &[&str] = &[
+    ".ssh",
+    ".aws",
+    ".config/gh",
+    ".netrc",
+    ".gnupg",
+    ".git-credentials",
+    ".kube",
+    ".azure",
+    ".config/gcloud",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".pypirc",
+];
+
+/// The paths inside read-write roots that commands may read but not change, as globs over
+/// the path relative to the root, matched at any depth (as the workspace's protected
+/// patterns are).
+pub const DEFAULT_PROTECTED: &[&str] = &[".git/hooks", ".git/config", ".env", ".env.*"];
+
+/// The most Landlock rules the read grants of one call may need (see the module
+/// documentation); a deny list needing more is refused.
+pub const MAX_READ_RULES: usize = 8_192;
+
+/// The most entries looked at per read-write root when looking for protected paths.
+pub const MAX_PROTECTED_WALK: usize = 20_000;
+
+/// The deepest level looked at per read-write root when looking for protected paths.
+pub const MAX_PROTECTED_DEPTH: usize = 12;
+
+/// The most bind mounts one call makes (protected paths, their directories, masks).
+pub const MAX_BINDS: usize = 1_024;
+
+/// Whether `bash` runs its commands in the sandbox.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SandboxMode {
+    /// Every command runs in the sandbox; where it is unavailable, `bash` refuses to run.
+    #[default]
+    On,
+    /// Commands run with the server's own rights (`--bash-sandbox off`).
+    Off,
+}
+
+impl std::str::FromStr for SandboxMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "on" => Ok(SandboxMode::On),
+            "off" => Ok(SandboxMode::Off),
+            other => Err(format!(
+                "`{other}` is not a sandbox mode; use `on` or `off`"
+            )),
+        }
+    }
+}
+
+/// The sandbox's configuration, a part of [`ShellConfig`](super::ShellConfig).
+///
+/// ```
+/// use tool_std::shell::ShellConfig;
+/// use tool_std::shell::sandbox::SandboxMode;
+///
+/// let mut config = ShellConfig::default();
+/// assert!(config.runs_sandboxed());
+/// config.sandbox.network = true;
+/// config.sandbox.deny_read.push("/srv/other-tenant".into());
+/// config.sandbox.mode = SandboxMode::Off;
+/// assert!(!config.runs_sandboxed());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SandboxConfig {
+    /// On (the default) or off.
+    pub mode: SandboxMode,
+    /// Whether commands may open `AF_INET`/`AF_INET6` sockets (default `false`).
+    pub network: bool,
+    /// Paths commands may not read, beyond [`DEFAULT_DENY_READ`]; a path starting with `~/`
+    /// is taken beneath the server's home directory. Paths that do not exist are skipped.
+    pub deny_read: Vec<PathBuf>,
+    /// The protected patterns (default [`DEFAULT_PROTECTED`]).
+    pub protected: Vec<String>,
+    /// The helper program; `None`: this process's own executable, which must call
+    /// [`dispatch`] at the top of `main`.
+    pub helper: Option<PathBuf>,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            mode: SandboxMode::On,
+            network: false,
+            deny_read: Vec::new(),
+            protected: DEFAULT_PROTECTED.iter().map(|s| (*s).to_owned()).collect(),
+            helper: None,
+        }
+    }
+}
+
+impl SandboxConfig {
+    /// Whether the commands of `bash` calls run in the sandbox: `true` unless the mode is
+    /// [`SandboxMode::Off`]. When the sandbox is on but unavailable, calls are refused; they
+    /// never run unsandboxed.
+    pub fn runs_sandboxed(&self) -> bool {
+        self.mode == SandboxMode::On
+    }
+
+    /// The helper program: [`SandboxConfig::helper`]; else this executable when its `main`
+    /// called [`dispatch`]; else a program named [`HELPER_PROGRAM`] beside this executable or
+    /// in the directory above it (where cargo puts a package's programs beside its test
+    /// binaries in `deps/`).
+    pub fn helper_program(&self) -> Result<PathBuf, String> {
+        if let Some(helper) = &self.helper {
+            return Ok(helper.clone());
+        }
+        let exe =
+            std::env::current_exe().map_err(|e| format!("cannot find this program's path: {e}"))?;
+        if DISPATCHED.load(Ordering::Relaxed) {
+            return Ok(exe);
+        }
+        let beside = exe.parent().map(|d| d.join(HELPER_PROGRAM));
+        let above = exe
+            .parent()
+            .and_then(Path::parent)
+            .map(|d| d.join(HELPER_PROGRAM));
+        [beside, above]
+            .into_iter()
+            .flatten()
+            .find(|p| p.is_file())
+            .ok_or_else(|| {
+                "this program never called tool_std::shell::sandbox::dispatch(), so it cannot \
+                 serve as the bash sandbox's helper, and no toolsmith-sandbox-helper program is \
+                 beside it; call dispatch() at the top of main, or set \
+                 ShellConfig.sandbox.helper to a program that does"
+                    .to_owned()
+            })
+    }
+
+    /// Whether the sandbox works here, found by running the helper once (the answer is kept
+    /// for the rest of the process) and by [`FORCE_UNAVAILABLE_ENV`]. With the mode
+    /// [`SandboxMode::Off`] the status says so without running anything.
+    pub fn status(&self) -> SandboxStatus {
+        probe::status(self)
+    }
+
+    /// The paths a command may not read: the defaults beneath `$HOME`, then
+    /// [`SandboxConfig::deny_read`] (`~/` expanded).
+    pub fn denied_paths(&self) -> Vec<PathBuf> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let mut out: Vec<PathBuf> = match &home {
+            Some(h) if h.is_absolute() => DEFAULT_DENY_READ.iter().map(|p| h.join(p)).collect(),
+            _ => Vec::new(),
+        };
+        for p in &self.deny_read {
+            match (p.strip_prefix("~"), &home) {
+                (Ok(rest), Some(h)) => out.push(h.join(rest)),
+                (Ok(_), None) => {}
+                (Err(_), _) => out.push(p.clone()),
+            }
+        }
+        out
+    }
+}
+
+static DISPATCHED: AtomicBool = AtomicBool::new(false);
+
+/// The sandbox helper's entry point: call it first thing in `main`, before any thread or async
+/// runtime starts.
+///
+/// In a process started as the helper (`argv[0]` is [`HELPER_ARG0`]) it restricts the process
+/// as its arguments say and `exec`s the shell; it never returns. In any other process it
+/// returns at once, and records that this executable can serve as the helper, so that
+/// [`SandboxConfig::helper`] may stay `None`.
+pub fn dispatch() {
+    let is_helper = std::env::args_os()
+        .next()
+        .is_some_and(|arg0| arg0 == HELPER_ARG0);
+    if is_helper {
+        apply::helper_main();
+    }
+    DISPATCHED.store(true, Ordering::Relaxed);
+}
