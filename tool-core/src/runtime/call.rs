@@ -78,10 +78,14 @@ impl<'s> Call<'s> {
             inner.trace_content,
         );
         let mut record = Record::new(&inner.host, &self.activity_id, &self.name, &self.arguments);
-        let result = self
-            .steps(&mut record, &span)
-            .instrument(span.span().clone())
-            .await;
+        let steps = self.steps(&mut record, &span);
+        // The steps run in the span, so that what a tool logs is the call's; a span no
+        // subscriber wants costs nothing, not even entering it on every poll.
+        let result = if span.span().is_disabled() {
+            steps.await
+        } else {
+            steps.instrument(span.span().clone()).await
+        };
         let ran = record.activity.is_some();
         let (result, tool, duplicate_of) = record.finish(result);
         span.finish(&result, ran);
