@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::stdio::{StdioServe, Version};
+use crate::support::stdio::{StdioServe, Version, text_of};
 
 /// Starts `toolsmith --agent Sage serve` in `dir`, makes the `prompt_manager` calls on one
 /// connection and stops the server; the answers' texts and what the server wrote to stderr.
@@ -23,19 +23,9 @@ fn prompt_manager(
     // One call at a time: requests in flight together run concurrently.
     for (i, arguments) in calls.iter().enumerate() {
         let params = json!({"name": "prompt_manager", "arguments": arguments});
-        let frame = version.request(&json!(i), "tools/call", params);
-        server.send(vec![frame.to_string().into_bytes()]);
-        assert!(
-            server.read_until(version.prelude_answers() + i + 1, Duration::from_secs(30)),
-            "call {i} answered; stderr: {}",
-            server.stderr()
-        );
-        let answer = &server.answers_to(&json!(i))[0];
+        let answer = server.ask(version.request(&json!(i), "tools/call", params));
         assert_ne!(answer["result"]["isError"], true, "{answer}");
-        let text = answer["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a text result: {answer}"));
-        texts.push(text.to_owned());
+        texts.push(text_of(&answer));
     }
     let stderr = server.stderr();
     assert!(server.close(Duration::from_secs(10)), "clean exit");

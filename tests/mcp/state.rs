@@ -9,26 +9,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::support::mcp::{ServeProcess, python, run_python, searxng};
-use crate::support::stdio::{StdioServe, Version};
-
-/// The text of a `tools/call` answer.
-fn text_of(answer: &Value) -> String {
-    answer["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a text result: {answer}"))
-        .to_owned()
-}
-
-/// Sends `frame` and waits for its answer (the `n`th answer of the connection).
-fn ask(server: &mut StdioServe, frame: Value, n: usize) -> Value {
-    let id = frame["id"].clone();
-    server.send(vec![frame.to_string().into_bytes()]);
-    assert!(
-        server.read_until(n, Duration::from_secs(30)),
-        "{id} answered"
-    );
-    server.answers_to(&id).last().expect("an answer").clone()
-}
+use crate::support::stdio::{StdioServe, Version, text_of};
 
 fn read_change_read(version: Version) {
     let dir = tempfile::tempdir().expect("dir");
@@ -37,18 +18,15 @@ fn read_change_read(version: Version) {
     let root = dir.path().to_str().expect("utf-8");
     let mut server = StdioServe::start(dir.path(), &["--root", root]);
     server.send(version.prelude());
-    let mut n = version.prelude_answers();
     let read = |id: i64| {
         let params = json!({"name": "read_file", "arguments": {"paths": ["a.txt"]}});
         version.request(&json!(id), "tools/call", params)
     };
-    n += 1;
-    let first = text_of(&ask(&mut server, read(1), n));
+    let first = text_of(&server.ask(read(1)));
     assert!(first.contains("before"), "{first}");
     // The user edits the file in their editor.
     std::fs::write(&file, "after, and longer\n").expect("write");
-    n += 1;
-    let second = text_of(&ask(&mut server, read(2), n));
+    let second = text_of(&server.ask(read(2)));
     assert!(second.contains("after, and longer"), "{second}");
     assert!(!second.contains("before"), "{second}");
 }
@@ -79,7 +57,6 @@ fn searches_in_a_window(version: Version) {
     ];
     let mut server = StdioServe::start(dir.path(), &args);
     server.send(version.prelude());
-    let mut n = version.prelude_answers();
     let search = |id: i64| {
         let args = json!({"action": "search", "query_or_url": format!("query {id}")});
         let params = json!({"name": "web", "arguments": args});
@@ -87,12 +64,10 @@ fn searches_in_a_window(version: Version) {
     };
     let started = Instant::now();
     for id in 1..=10 {
-        n += 1;
-        let answer = ask(&mut server, search(id), n);
+        let answer = server.ask(search(id));
         assert_ne!(answer["result"]["isError"], json!(true), "{id}: {answer}");
     }
-    n += 1;
-    let refused = ask(&mut server, search(11), n);
+    let refused = server.ask(search(11));
     assert_eq!(refused["result"]["isError"], json!(true), "{refused}");
     let text = text_of(&refused);
     assert!(
@@ -117,8 +92,7 @@ fn searches_in_a_window(version: Version) {
         "the searches took a minute"
     );
     std::thread::sleep(Duration::from_secs(secs));
-    n += 1;
-    let again = ask(&mut server, search(12), n);
+    let again = server.ask(search(12));
     assert_ne!(again["result"]["isError"], json!(true), "{again}");
     assert_eq!(count.load(Ordering::SeqCst), 11);
 }

@@ -120,6 +120,24 @@ impl StdioServe {
         true
     }
 
+    /// Sends `frame` and waits for its answer (a new one, when its id was used before), the
+    /// frames sent earlier answered or not.
+    pub fn ask(&mut self, frame: Value) -> Value {
+        let id = frame["id"].clone();
+        let before = self.answers_to(&id).len();
+        self.send(vec![frame.to_string().into_bytes()]);
+        let until = Instant::now() + Duration::from_secs(30);
+        while self.answers_to(&id).len() == before {
+            let left = until.saturating_duration_since(Instant::now());
+            assert!(
+                self.read_until(self.answered() + 1, left),
+                "{id} answered; stderr: {}",
+                self.stderr()
+            );
+        }
+        self.answers_to(&id).last().expect("an answer").clone()
+    }
+
     /// How many answers were read.
     pub fn answered(&self) -> usize {
         self.by_id.values().map(Vec::len).sum()
@@ -178,6 +196,14 @@ impl Drop for StdioServe {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The text of a `tools/call` answer.
+pub fn text_of(answer: &Value) -> String {
+    answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a text result: {answer}"))
+        .to_owned()
 }
 
 /// A client speaking one protocol version: the frames that open a connection, and requests

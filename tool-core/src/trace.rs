@@ -316,10 +316,7 @@ fn bounded(mut text: String) -> String {
         return text;
     }
     let total = text.len();
-    let mut cut = MAX_TRACED_CONTENT_BYTES;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
+    let cut = crate::activity::text_head(&text, MAX_TRACED_CONTENT_BYTES).len();
     text.truncate(cut);
     text.push_str(&format!("… ({total} bytes in all)"));
     text

@@ -1,7 +1,6 @@
 //! Logs: `tracing` to stderr, as text or one JSON object a line (`--log-format`), filtered by
 //! `RUST_LOG` (default: toolsmith's own lines, the calls' failures and the libraries'
-//! warnings); with an OTLP endpoint in
-//! the environment, the call spans exported too.
+//! warnings); with an OTLP endpoint in the environment, the call spans exported too.
 
 use std::io::Write;
 use std::sync::OnceLock;
@@ -64,22 +63,21 @@ pub(crate) fn init(format: LogFormat) -> Logs {
     let registry = tracing_subscriber::registry().with(fmt.with_filter(filter));
     #[cfg(feature = "otel")]
     {
-        match toolsmith::otel::layer_from_env() {
-            Ok(Some((layer, guard))) => {
-                let spans = tracing_subscriber::filter::Targets::new()
-                    .with_target(toolsmith::trace::CALL_TARGET, tracing::Level::INFO);
-                registry.with(layer.with_filter(spans)).init();
-                return Logs { otel: Some(guard) };
-            }
-            Ok(None) => {}
-            Err(e) => {
-                registry.init();
-                notice(&e.to_string());
-                return Logs { otel: None };
-            }
+        let (export, problem) = match toolsmith::otel::layer_from_env() {
+            Ok(export) => (export, None),
+            Err(e) => (None, Some(e)),
+        };
+        let spans = tracing_subscriber::filter::Targets::new()
+            .with_target(toolsmith::trace::CALL_TARGET, tracing::Level::INFO);
+        let (layer, otel) = export
+            .map(|(layer, guard)| (layer.with_filter(spans), guard))
+            .unzip();
+        registry.with(layer).init();
+        // Said once the subscriber is in, so that it is a JSON line under `--log-format json`.
+        if let Some(e) = problem {
+            notice(&e.to_string());
         }
-        registry.init();
-        Logs { otel: None }
+        Logs { otel }
     }
     #[cfg(not(feature = "otel"))]
     {

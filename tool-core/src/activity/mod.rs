@@ -13,7 +13,7 @@ mod guard;
 mod memory;
 
 pub use bound::{MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES};
-pub(crate) use bound::{Meter, Metered, meter_with};
+pub(crate) use bound::{Meter, Metered, meter_with, text_head};
 pub(crate) use guard::ActivityGuard;
 pub use memory::{DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
 
