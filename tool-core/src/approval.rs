@@ -20,6 +20,53 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     /// The call as a model would write it.
     pub signature: String,
+    /// The permission rule that asks (`ask: bash(git push*)`, see [`crate::policy`]); `None`
+    /// when the tool's own declaration (`requires_approval`) asks.
+    pub rule: Option<String>,
+}
+
+impl ApprovalRequest {
+    /// A request for a call, as a host's own gate makes one (the runtime fills the rule).
+    pub fn new(
+        call_id: impl Into<String>,
+        tool: impl Into<String>,
+        action: Option<String>,
+        arguments: Value,
+        signature: impl Into<String>,
+    ) -> Self {
+        ApprovalRequest {
+            call_id: call_id.into(),
+            tool: tool.into(),
+            action,
+            arguments,
+            signature: signature.into(),
+            rule: None,
+        }
+    }
+
+    /// What asks for this call, for a person or a model: `the rule `ask: bash(git*)``, or
+    /// `its declaration (requires_approval)`.
+    pub fn asked_by(&self) -> String {
+        match &self.rule {
+            Some(rule) => format!("the rule `{rule}`"),
+            None => format!("`{}`'s declaration (requires_approval)", self.tool),
+        }
+    }
+}
+
+/// The model's error for a call a rule refuses.
+pub(crate) fn refused_by_rule(rule: &str, reason: &str, suggestion: Option<String>) -> ToolError {
+    let mut e = ToolError::new(
+        ErrorKind::ApprovalDenied,
+        format!("the call is refused by `{rule}`: {reason}"),
+    )
+    .with_field("rule", rule);
+    e = e.with_suggestion(suggestion.unwrap_or_else(|| {
+        "Do not retry the same call: the host's rules refuse it. Take another approach, or ask \
+         the user to change the rule."
+            .to_owned()
+    }));
+    e
 }
 
 /// What an approver decided.
@@ -69,11 +116,12 @@ pub struct DenyAll;
 
 #[async_trait]
 impl Approver for DenyAll {
-    async fn approve(&self, _: &ApprovalRequest) -> ApprovalDecision {
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
         ApprovalDecision::Deny {
-            reason: Some(
-                "no approver is configured; the host must approve calls of this tool".to_owned(),
-            ),
+            reason: Some(format!(
+                "{} asks for approval and this host has no one to ask",
+                request.asked_by()
+            )),
         }
     }
 }

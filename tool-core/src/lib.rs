@@ -104,6 +104,7 @@ pub mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod output;
+pub mod policy;
 pub mod provider;
 mod registry;
 mod render;

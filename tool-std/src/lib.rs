@@ -30,6 +30,7 @@
 pub mod file;
 mod numbers;
 pub mod prompt;
+pub mod rules;
 pub mod search;
 pub mod shell;
 pub mod web;

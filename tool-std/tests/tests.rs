@@ -10,6 +10,7 @@ mod support;
 mod apply_patch;
 mod file;
 mod prompt;
+mod rules;
 mod sandbox;
 mod search;
 mod shell;

@@ -19,10 +19,11 @@ use tracing::Instrument;
 use super::turn::{Admission, CallResult, DedupeKey, ResultSlot};
 use super::{CallOptions, CallOutcome, Session};
 use crate::activity::{ActivityGuard, ActivityStart};
-use crate::approval::ApprovalRequest;
+use crate::approval::{ApprovalRequest, refused_by_rule};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
 use crate::context::{Host, ToolContext};
 use crate::error::ToolError;
+use crate::policy::{PolicyCall, PolicyDecision};
 use crate::registry::ToolEntry;
 use crate::tool::ToolFuture;
 use crate::trace::{CALL_TARGET, CallSpan};
@@ -246,8 +247,10 @@ impl<'s> Call<'s> {
         }
     }
 
-    /// The approval gate, for a call of a tool or action that needs approval (declared, or
-    /// required by the runtime's builder). A denial is the model's `approval_denied`.
+    /// The permission rules, then the approval gate: a rule may refuse the call, let it run
+    /// without asking, or ask; without a matching rule, a tool or action that needs approval
+    /// (declared, or required by the runtime's builder) asks. A denial is the model's
+    /// `approval_denied`.
     async fn approve(&self, t: &Target, span: &tracing::Span) -> Result<(), ToolError> {
         let inner = &self.session.runtime.inner;
         let (spec, action) = (t.entry.spec(), t.action.as_deref());
@@ -255,9 +258,34 @@ impl<'s> Call<'s> {
             .approval_required
             .iter()
             .any(|(tool, a)| tool == spec.name.as_ref() && (a.is_none() || a.as_deref() == action));
-        if !(spec.needs_approval(action) || forced) {
-            return Ok(());
-        }
+        let needs_approval = spec.needs_approval(action) || forced;
+        let decision = match &inner.policy {
+            None => PolicyDecision::Declared,
+            Some(policy) => {
+                let arguments = t.arguments.to_value().unwrap_or(Value::Null);
+                policy.decide(&PolicyCall {
+                    tool: &spec.name,
+                    action,
+                    arguments: &arguments,
+                    needs_approval,
+                })
+            }
+        };
+        let rule = match decision {
+            PolicyDecision::Allow { .. } => return Ok(()),
+            PolicyDecision::Deny {
+                rule,
+                reason,
+                suggestion,
+            } => {
+                tracing::info!(target: CALL_TARGET, parent: span, rule, "refused by a rule");
+                return Err(refused_by_rule(&rule, &reason, suggestion));
+            }
+            PolicyDecision::Refuse(error) => return Err(error),
+            PolicyDecision::Ask { rule } => rule,
+            PolicyDecision::Declared if needs_approval => None,
+            PolicyDecision::Declared => return Ok(()),
+        };
         // Boxed: most calls need none, and their futures stay small.
         Box::pin(async move {
             let request = ApprovalRequest {
@@ -266,6 +294,7 @@ impl<'s> Call<'s> {
                 action: t.action.clone(),
                 arguments: t.arguments.to_value().unwrap_or(Value::Null),
                 signature: signature_of_arguments(&spec.name, &t.arguments),
+                rule,
             };
             tracing::info!(target: CALL_TARGET, parent: span, "approval asked");
             let answer = inner.approver.approve(&request).await.into_result();

@@ -5,7 +5,7 @@
 //!          -> mode and permission checks (tool and action)
 //!          -> validation (every problem at once)
 //!          -> redundancy check (same call twice in one turn)
-//!          -> approval gate
+//!          -> permission rules, then the approval gate
 //!          -> activity in_progress + TOOL_CALL_START
 //!          -> the tool runs in a concurrency slot, with a deadline (counted from when it
 //!             starts) and a cancellation token
@@ -62,6 +62,7 @@ use crate::activity::{ActivityStore, InMemoryActivityStore};
 use crate::approval::{Approver, DenyAll};
 use crate::context::{Host, Services, SessionParts, SessionState};
 use crate::events::EventStream;
+use crate::policy::CallPolicy;
 use crate::registry::Registry;
 use crate::spec::{Mode, PermissionSet};
 use turn::TurnCache;
@@ -77,6 +78,8 @@ pub const MAX_DEDUPE_ENTRIES: usize = 1024;
 struct Inner {
     registry: Arc<Registry>,
     approver: Arc<dyn Approver>,
+    /// The permission rules, consulted before the approval gate.
+    policy: Option<Arc<dyn CallPolicy>>,
     /// The services, events and activity store every call's context shares.
     host: Arc<Host>,
     default_timeout: Duration,
@@ -107,6 +110,7 @@ impl std::fmt::Debug for Runtime {
 pub struct RuntimeBuilder {
     registry: Arc<Registry>,
     approver: Arc<dyn Approver>,
+    policy: Option<Arc<dyn CallPolicy>>,
     host: Host,
     default_timeout: Duration,
     max_timeout: Duration,
@@ -126,6 +130,13 @@ impl RuntimeBuilder {
     /// Sets the approver (default: [`DenyAll`]).
     pub fn approver(mut self, a: impl Approver) -> Self {
         self.approver = Arc::new(a);
+        self
+    }
+
+    /// Sets the permission rules every call is checked against before the approval gate
+    /// (default: none, so each tool's declaration decides). See [`crate::policy`].
+    pub fn policy(mut self, p: Arc<dyn CallPolicy>) -> Self {
+        self.policy = Some(p);
         self
     }
 
@@ -195,6 +206,7 @@ impl RuntimeBuilder {
             inner: Arc::new(Inner {
                 registry: self.registry,
                 approver: self.approver,
+                policy: self.policy,
                 host: Arc::new(self.host),
                 default_timeout: self.default_timeout,
                 max_timeout: self.max_timeout,
@@ -213,6 +225,7 @@ impl Runtime {
         RuntimeBuilder {
             registry: registry.into(),
             approver: Arc::new(DenyAll),
+            policy: None,
             host: Host {
                 services: Services::new(),
                 events: EventStream::new(),

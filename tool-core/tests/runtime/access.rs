@@ -146,7 +146,7 @@ async fn deny_all_is_the_default() {
         json!({
             "type": "error",
             "error_type": "approval_denied",
-            "error": r#"risky(key="k"): the call was not approved: no approver is configured; the host must approve calls of this tool"#,
+            "error": r#"risky(key="k"): the call was not approved: `risky`'s declaration (requires_approval) asks for approval and this host has no one to ask"#,
             "suggestion": "Do not retry the same call; ask the user or take another approach."
         })
     );

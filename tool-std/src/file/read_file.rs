@@ -130,7 +130,7 @@ impl Render for FilesRead {
 }
 
 /// A path with an optional `:A-B` line range.
-fn split_range(spec: &str) -> (&str, Option<(usize, Option<usize>)>) {
+pub(crate) fn split_range(spec: &str) -> (&str, Option<(usize, Option<usize>)>) {
     let Some((path, range)) = spec.rsplit_once(':') else {
         return (spec, None);
     };

@@ -170,6 +170,27 @@ impl BashRequest {
     }
 }
 
+/// The checks made on a command before it runs, and before anyone is asked to approve it:
+/// the refused commands ([`security::check`]) and the host's allow-list of prefixes.
+pub(crate) fn refused(command: &str, config: &ShellConfig) -> Result<(), ToolError> {
+    if let Err(refusal) = security::check(command) {
+        return Err(ToolError::security(format!(
+            "the command was refused before running: {}",
+            refusal.reason
+        ))
+        .with_suggestion(refusal.suggestion)
+        .with_field("rule", refusal.rule));
+    }
+    if let Err(part) = security::check_allowed(command, &config.allowed_prefixes) {
+        return Err(ToolError::permission(format!(
+            "`{part}` is not among the commands this host allows; no command was run"
+        ))
+        .with_field("allowed_prefixes", config.allowed_prefixes.clone())
+        .with_suggestion("Run only commands that start with one of allowed_prefixes."));
+    }
+    Ok(())
+}
+
 /// Checks and runs one command; the body of the `bash` tool. Called directly (outside the
 /// runtime, say with [`ToolContext::detached`]), a cancellation of the context's token ends
 /// the command and answers `status: "cancelled"` with the output so far.
@@ -187,21 +208,7 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
             "command is empty; give a command to run",
         ));
     }
-    if let Err(refusal) = security::check(command) {
-        return Err(ToolError::security(format!(
-            "the command was refused before running: {}",
-            refusal.reason
-        ))
-        .with_suggestion(refusal.suggestion)
-        .with_field("rule", refusal.rule));
-    }
-    if let Err(part) = security::check_allowed(command, &config.allowed_prefixes) {
-        return Err(ToolError::permission(format!(
-            "`{part}` is not among the commands this host allows; no command was run"
-        ))
-        .with_field("allowed_prefixes", config.allowed_prefixes.clone())
-        .with_suggestion("Run only commands that start with one of allowed_prefixes."));
-    }
+    refused(command, &config)?;
     let timeout = match request.timeout {
         None => config.default_timeout,
         Some(0) => {

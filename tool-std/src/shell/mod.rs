@@ -97,7 +97,7 @@
 pub mod bash;
 mod capture;
 pub mod config;
-mod lex;
+pub(crate) mod lex;
 mod process;
 pub mod sandbox;
 pub mod security;

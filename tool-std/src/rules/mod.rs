@@ -1,0 +1,534 @@
+//! Permission rules for the standard tools: what runs without asking, what asks the user
+//! first, what never runs ([`tool_core::policy`] has the grammar and the order: deny beats
+//! ask beats allow; without a matching rule a tool's declaration decides).
+//!
+//! What a rule's argument specifier means, by tool:
+//!
+//! | tool | specifier | examples |
+//! |---|---|---|
+//! | `bash` | a command pattern, `*` any text | `bash(cargo test*)`, `bash(git status)`, `bash(rm *)` |
+//! | file and search tools | a glob over the path relative to its root, or `root:glob` | `create_file(src/**)`, `delete_file(**)`, `read_file(docs:*.md)` |
+//! | `web` | an action, and for `fetch` a host pattern | `web(search)`, `web(fetch:docs.rs)`, `web(fetch:*.rust-lang.org)` |
+//! | other tools with actions | the action | `prompt_manager(update)` |
+//!
+//! Rules may name a tool by an alias (`write(src/**)` is `create_file(src/**)`), and a call
+//! made through an alias meets its tool's rules.
+//!
+//! **Commands.** A command line is split into its simple commands (the parts of lists and
+//! pipelines, command substitutions, `bash -c` strings) by the lexer of the refused-command
+//! check. An `allow` rule matches only when *every* part matches it, word for word from the
+//! first word (so `bash(cargo test*)` does not allow `cargo test; rm -rf x`, `cargo test
+//! $(curl x)` or `FOO=1 cargo test`), and no part redirects output into a file (`>
+//! /dev/null` and `2>&1` are fine). `ask` and `deny` rules match when *any* part matches,
+//! from its first word or from its program (`deny: bash(rm *)` refuses `nohup rm -f x`).
+//! The refused commands and the host's `--bash-allow` list are checked first, before anyone
+//! is asked.
+//!
+//! **Paths.** Each path a call names (`paths` of `read_file` and `delete_file`, `path` of the
+//! others, every file an `apply_patch` patch adds, updates, deletes or moves to) is read as
+//! the tool reads it (`name:path`, relative, or absolute inside a root; `..` resolved) and,
+//! where it exists, also with its links followed inside the root: an `allow` rule must match
+//! every one of them both ways, an `ask` or `deny` rule any one either way. A search without
+//! a `path` names its whole root, which `src/**` does not match. A path the workspace refuses
+//! matches no rule; the tool refuses it when it runs.
+//!
+//! **Sandboxed commands.** With [`PolicyBuilder::allow_sandboxed_bash`], a `bash` call that no
+//! rule matches runs without asking when the operating-system sandbox will run it
+//! ([`ShellConfig::runs_sandboxed`]); `ask` and `deny` rules still apply.
+
+mod pattern;
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tool_core::policy::{CallPolicy, Effect, Match, PolicyCall, PolicyDecision, Rule, decide};
+use tool_core::{Registry, ToolSpec};
+
+use crate::shell::ShellConfig;
+use crate::shell::lex::sequences;
+use crate::workspace::Workspace;
+use pattern::{CommandPattern, PathPattern, WebPattern, wildcard};
+
+/// The most rules one policy holds.
+pub const MAX_RULES: usize = 1000;
+
+/// The tools whose specifier is a path glob.
+const PATH_TOOLS: &[&str] = &[
+    "read_file",
+    "list_directory",
+    "create_file",
+    "update_file",
+    "append_file",
+    "edit_lines",
+    "replace_in_file",
+    "delete_file",
+    "apply_patch",
+    "glob",
+    "grep",
+    "search",
+];
+
+/// A rule that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct RuleError {
+    /// The list the rule is in.
+    pub effect: Effect,
+    /// Its position in that list (0-based), as given to the builder.
+    pub index: usize,
+    /// The rule as written.
+    pub rule: String,
+    /// What is wrong and what to write instead.
+    pub message: String,
+}
+
+impl fmt::Display for RuleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} rule `{}`: {}", self.effect, self.rule, self.message)
+    }
+}
+
+impl std::error::Error for RuleError {}
+
+/// What a tool's specifiers mean.
+#[derive(Debug, Clone)]
+enum Kind {
+    Command,
+    Paths,
+    Web(Vec<String>),
+    Action(Vec<String>),
+    None,
+}
+
+impl Kind {
+    fn of(spec: &ToolSpec) -> Kind {
+        let actions = || -> Vec<String> {
+            spec.actions
+                .as_ref()
+                .map(|a| a.actions.iter().map(|x| x.name.to_string()).collect())
+                .unwrap_or_default()
+        };
+        match spec.name.as_ref() {
+            "bash" => Kind::Command,
+            "web" => Kind::Web(actions()),
+            name if PATH_TOOLS.contains(&name) => Kind::Paths,
+            _ if spec.actions.is_some() => Kind::Action(actions()),
+            _ => Kind::None,
+        }
+    }
+}
+
+/// A specifier, compiled for its tool's kind.
+#[derive(Debug, Clone)]
+enum Pattern {
+    Command(CommandPattern),
+    Path(PathPattern),
+    Web(WebPattern),
+    Action(String),
+}
+
+/// Builds a [`StandardPolicy`].
+#[derive(Debug)]
+pub struct PolicyBuilder<'r> {
+    registry: &'r Registry,
+    workspace: Arc<Workspace>,
+    shell: Option<Arc<ShellConfig>>,
+    rules: Vec<(Effect, String)>,
+    allow_sandboxed_bash: bool,
+}
+
+impl PolicyBuilder<'_> {
+    /// Adds rules, each `tool` or `tool(specifier)`.
+    pub fn rules<I, S>(mut self, effect: Effect, rules: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.rules
+            .extend(rules.into_iter().map(|r| (effect, r.into())));
+        self
+    }
+
+    /// The bash tool's configuration: its refused commands and allow-list are checked before
+    /// anyone is asked, and it says whether commands run sandboxed.
+    pub fn shell(mut self, config: Arc<ShellConfig>) -> Self {
+        self.shell = Some(config);
+        self
+    }
+
+    /// Lets `bash` calls that no rule matches run without asking when the sandbox runs them
+    /// (default off: `bash` asks, as it declares).
+    pub fn allow_sandboxed_bash(mut self, yes: bool) -> Self {
+        self.allow_sandboxed_bash = yes;
+        self
+    }
+
+    /// Checks every rule against the registry and the workspace.
+    ///
+    /// # Errors
+    ///
+    /// The first rule that names no tool (listing the tools), has a specifier its tool cannot
+    /// take, or a specifier that does not compile; or more than [`MAX_RULES`] rules.
+    pub fn build(self) -> Result<StandardPolicy, RuleError> {
+        let roots: Vec<&str> = self.workspace.roots().iter().map(|r| r.name()).collect();
+        let mut kinds = HashMap::new();
+        let mut rules = Vec::with_capacity(self.rules.len());
+        let mut patterns = Vec::with_capacity(self.rules.len());
+        let mut counts: HashMap<Effect, usize> = HashMap::new();
+        for (effect, text) in &self.rules {
+            let index = counts.entry(*effect).or_default();
+            let error = |message: String| RuleError {
+                effect: *effect,
+                index: *index,
+                rule: text.clone(),
+                message,
+            };
+            if rules.len() == MAX_RULES {
+                return Err(error(format!("at most {MAX_RULES} rules are allowed")));
+            }
+            let mut rule = Rule::parse(*effect, text).map_err(&error)?;
+            let Some(entry) = self.registry.get(&rule.tool) else {
+                let names: Vec<&str> = self.registry.iter().map(|e| e.name()).collect();
+                return Err(error(format!(
+                    "there is no tool `{}`; tools: {}",
+                    rule.tool,
+                    names.join(", ")
+                )));
+            };
+            rule.tool = entry.name().to_owned();
+            let kind = kinds
+                .entry(rule.tool.clone())
+                .or_insert_with(|| Kind::of(entry.spec()))
+                .clone();
+            let pattern = match &rule.specifier {
+                None => None,
+                Some(s) => Some(compile(&rule.tool, &kind, s, &roots).map_err(&error)?),
+            };
+            *index += 1;
+            rules.push(rule);
+            patterns.push(pattern);
+        }
+        Ok(StandardPolicy {
+            rules,
+            patterns,
+            workspace: self.workspace,
+            shell: self.shell,
+            allow_sandboxed_bash: self.allow_sandboxed_bash,
+        })
+    }
+}
+
+fn compile(tool: &str, kind: &Kind, specifier: &str, roots: &[&str]) -> Result<Pattern, String> {
+    Ok(match kind {
+        Kind::Command => Pattern::Command(CommandPattern::new(specifier)),
+        Kind::Paths => Pattern::Path(PathPattern::new(specifier, roots)?),
+        Kind::Web(actions) => {
+            let actions: Vec<&str> = actions.iter().map(String::as_str).collect();
+            Pattern::Web(WebPattern::new(specifier, &actions)?)
+        }
+        Kind::Action(actions) => {
+            if !actions.iter().any(|a| wildcard(specifier, a)) {
+                return Err(format!(
+                    "`{specifier}` is no action of `{tool}` (actions: {})",
+                    actions.join(", ")
+                ));
+            }
+            Pattern::Action(specifier.to_owned())
+        }
+        Kind::None => {
+            return Err(format!(
+                "`{tool}` takes no argument specifier; write `{tool}` alone to match every call"
+            ));
+        }
+    })
+}
+
+/// The standard tools' [`CallPolicy`]: rules with the specifiers of the [module
+/// documentation](self).
+#[derive(Debug)]
+pub struct StandardPolicy {
+    rules: Vec<Rule>,
+    patterns: Vec<Option<Pattern>>,
+    workspace: Arc<Workspace>,
+    shell: Option<Arc<ShellConfig>>,
+    allow_sandboxed_bash: bool,
+}
+
+impl StandardPolicy {
+    /// A builder over the registry (to resolve tool names and aliases) and the workspace (to
+    /// read paths as the tools do).
+    pub fn builder(registry: &Registry, workspace: Arc<Workspace>) -> PolicyBuilder<'_> {
+        PolicyBuilder {
+            registry,
+            workspace,
+            shell: None,
+            rules: Vec::new(),
+            allow_sandboxed_bash: false,
+        }
+    }
+
+    /// The rules, tool names resolved.
+    pub fn rules(&self) -> &[Rule] {
+        &self.rules
+    }
+
+    fn pattern_of(&self, rule: &Rule) -> Option<&Pattern> {
+        // Rules are few; their addresses tell them apart.
+        let i = self.rules.iter().position(|r| std::ptr::eq(r, rule))?;
+        self.patterns[i].as_ref()
+    }
+}
+
+impl CallPolicy for StandardPolicy {
+    fn decide(&self, call: &PolicyCall<'_>) -> PolicyDecision {
+        let command = (call.tool == "bash")
+            .then(|| call.arguments.get("command").and_then(Value::as_str))
+            .flatten();
+        if let (Some(command), Some(shell)) = (command, &self.shell)
+            && let Err(e) = crate::shell::bash::refused(command, shell)
+        {
+            return PolicyDecision::Refuse(e);
+        }
+        let subjects = Subjects::new(call, &self.workspace);
+        let chosen = decide(
+            &self.rules,
+            |t| t == call.tool,
+            |rule| match self.pattern_of(rule) {
+                Some(p) => subjects.matches(p, rule.effect),
+                None => Match::All,
+            },
+        );
+        match chosen {
+            Some(rule) => match rule.effect {
+                Effect::Deny => PolicyDecision::Deny {
+                    rule: rule.to_string(),
+                    reason: format!("the host's rules do not let `{}` run this", call.tool),
+                    suggestion: Some(
+                        "Do not retry the same call; take another approach, or ask the user \
+                         to change the rule."
+                            .to_owned(),
+                    ),
+                },
+                Effect::Ask => PolicyDecision::Ask {
+                    rule: Some(rule.to_string()),
+                },
+                Effect::Allow => PolicyDecision::Allow {
+                    rule: Some(rule.to_string()),
+                },
+            },
+            None if call.tool == "bash"
+                && self.allow_sandboxed_bash
+                && self.shell.as_ref().is_some_and(|s| s.runs_sandboxed()) =>
+            {
+                PolicyDecision::Allow {
+                    rule: Some("allow: bash (sandboxed)".to_owned()),
+                }
+            }
+            None => PolicyDecision::Declared,
+        }
+    }
+}
+
+/// What a call does, as rules see it.
+enum Subjects {
+    /// A command line's simple commands.
+    Commands(Vec<CommandPart>),
+    /// Paths as (root name, relative path); `None` where the workspace refuses the path.
+    Paths(Vec<Option<(String, String)>>),
+    /// `web`'s action and, for `fetch`, the host.
+    Web(String, Option<String>),
+    /// A polymorphic tool's action.
+    Action(Option<String>),
+}
+
+/// One simple command of a command line.
+struct CommandPart {
+    /// Every word, from the first.
+    all: String,
+    /// From the program on (after assignments and wrappers such as `nohup`).
+    program: String,
+    /// Whether the words before the program hold nothing but wrappers.
+    plain_prefix: bool,
+    /// Whether it redirects output into a file.
+    writes: bool,
+}
+
+impl Subjects {
+    fn new(call: &PolicyCall<'_>, workspace: &Workspace) -> Subjects {
+        let args = call.arguments;
+        let text = |key: &str| args.get(key).and_then(Value::as_str);
+        match call.tool {
+            "bash" => Subjects::Commands(command_parts(text("command").unwrap_or_default())),
+            "web" => {
+                let action = call
+                    .action
+                    .or(text("action"))
+                    .unwrap_or_default()
+                    .to_owned();
+                let host = (action == "fetch")
+                    .then(|| text("query_or_url").and_then(host_of))
+                    .flatten();
+                Subjects::Web(action, host)
+            }
+            tool if PATH_TOOLS.contains(&tool) => {
+                let mut paths = Vec::new();
+                for given in named_paths(tool, args) {
+                    paths.extend(resolved(workspace, &given));
+                }
+                Subjects::Paths(paths)
+            }
+            _ => Subjects::Action(call.action.map(str::to_owned)),
+        }
+    }
+
+    fn matches(&self, pattern: &Pattern, effect: Effect) -> Match {
+        let tally = |hits: usize, total: usize| match (hits, total) {
+            (_, 0) | (0, _) => Match::No,
+            (h, t) if h == t => Match::All,
+            _ => Match::Some,
+        };
+        match (self, pattern) {
+            (Subjects::Commands(parts), Pattern::Command(p)) => {
+                let hits = parts
+                    .iter()
+                    .filter(|part| match effect {
+                        Effect::Allow => {
+                            !part.writes
+                                && (p.matches(&part.all)
+                                    || part.plain_prefix && p.matches(&part.program))
+                        }
+                        Effect::Ask | Effect::Deny => {
+                            p.matches(&part.all) || p.matches(&part.program)
+                        }
+                    })
+                    .count();
+                tally(hits, parts.len())
+            }
+            (Subjects::Paths(paths), Pattern::Path(p)) => {
+                let hits = paths
+                    .iter()
+                    .filter(|x| x.as_ref().is_some_and(|(root, rel)| p.matches(root, rel)))
+                    .count();
+                tally(hits, paths.len())
+            }
+            (Subjects::Web(action, host), Pattern::Web(p)) => {
+                tally(usize::from(p.matches(action, host.as_deref())), 1)
+            }
+            (Subjects::Action(Some(action)), Pattern::Action(p)) => {
+                tally(usize::from(wildcard(p, action)), 1)
+            }
+            _ => Match::No,
+        }
+    }
+}
+
+/// Redirect targets that write no file.
+const HARMLESS_REDIRECTS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "-"];
+
+fn command_parts(command: &str) -> Vec<CommandPart> {
+    let mut parts = Vec::new();
+    for seq in sequences(command) {
+        for simple in seq {
+            if simple.words.is_empty() && simple.redirects.is_empty() {
+                continue;
+            }
+            let start = simple.program_index().unwrap_or(simple.words.len());
+            parts.push(CommandPart {
+                all: simple.words.join(" "),
+                program: simple.words[start..].join(" "),
+                plain_prefix: !simple.words[..start].iter().any(|w| w.contains('=')),
+                writes: simple.redirects.iter().any(|target| {
+                    !(HARMLESS_REDIRECTS.contains(&target.as_str())
+                        || target.starts_with('&')
+                        || target.chars().all(|c| c.is_ascii_digit()))
+                }),
+            });
+        }
+    }
+    parts
+}
+
+/// The paths a call of a path tool names, as given.
+fn named_paths(tool: &str, args: &Value) -> Vec<String> {
+    let strings = |key: &str| -> Vec<String> {
+        match args.get(key) {
+            Some(Value::String(s)) => vec![s.clone()],
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(|v| v.as_str().map(str::to_owned))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    match tool {
+        "read_file" => strings("paths")
+            .iter()
+            .map(|p| crate::file::read_file::split_range(p).0.to_owned())
+            .collect(),
+        "delete_file" => strings("paths"),
+        "apply_patch" => {
+            let patch = args
+                .get("patch")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            match crate::file::apply_patch::parser::parse(patch) {
+                Ok(p) => p
+                    .operations
+                    .iter()
+                    .flat_map(|op| {
+                        let moved = match op {
+                            crate::file::apply_patch::parser::FileOp::Update {
+                                move_to, ..
+                            } => move_to.clone(),
+                            _ => None,
+                        };
+                        std::iter::once(op.path().to_owned()).chain(moved)
+                    })
+                    .collect(),
+                Err(_) => Vec::new(),
+            }
+        }
+        _ => {
+            let given = strings("path");
+            if given.is_empty() {
+                vec![String::new()]
+            } else {
+                given
+            }
+        }
+    }
+}
+
+/// A path as the tools read it, and where it exists, with its links followed inside the
+/// root: one or two subjects; `None` where the workspace refuses it.
+fn resolved(workspace: &Workspace, given: &str) -> Vec<Option<(String, String)>> {
+    let Ok(lexical) = workspace.resolve(given) else {
+        return vec![None];
+    };
+    let named = |p: &crate::workspace::WsPath| {
+        let rel = p.relative().to_str()?.to_owned();
+        Some((workspace.roots()[p.root()].name().to_owned(), rel))
+    };
+    let mut out = vec![named(&lexical)];
+    match workspace.canonicalize(&lexical, true) {
+        Ok(c) if c.path != lexical => out.push(named(&c.path)),
+        Ok(_) => {}
+        // A link that leaves the root: the tool refuses it, and no rule may allow it.
+        Err(_) => out.push(None),
+    }
+    out
+}
+
+/// The host of a URL, lowercase, as `fetch` would reach it.
+fn host_of(url: &str) -> Option<String> {
+    let parsed = url::Url::parse(url)
+        .or_else(|_| url::Url::parse(&format!("https://{url}")))
+        .ok()?;
+    parsed.host_str().map(|h| {
+        h.trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase()
+    })
+}
