@@ -17,9 +17,11 @@ mod activity {
 /// The `toolsmith` command line and the examples, run as programs.
 mod cli {
     mod commands;
+    mod config;
     mod examples;
     mod sandbox;
     mod shell;
+    mod terminal;
 }
 
 /// `#[tool]`, `#[derive(Action)]` and `#[action]`: what they generate, seed 000's tools
@@ -44,6 +46,7 @@ mod mcp {
     mod identity;
     mod listing;
     mod memory;
+    mod principals;
     mod replicas;
     mod serve;
     mod sessions;

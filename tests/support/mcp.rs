@@ -299,11 +299,18 @@ impl ServeProcess {
 
     /// [`ServeProcess::http`] with extra environment variables (`TOOLSMITH_TOKEN`, ...).
     pub fn http_with_env(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> ServeProcess {
-        use std::io::BufRead;
         let root = dir.to_str().expect("utf-8");
+        let mut args = vec!["--root", root, "serve", "--http", "127.0.0.1:0"];
+        args.extend_from_slice(extra);
+        Self::start(dir, &args, env)
+    }
+
+    /// Starts `toolsmith ARGS` in `dir` (ARGS holding `serve --http ...`; the roots come from
+    /// ARGS or the directory's `toolsmith.toml`) and waits for the endpoint it prints.
+    pub fn start(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> ServeProcess {
+        use std::io::BufRead;
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-            .args(["--root", root, "serve", "--http", "127.0.0.1:0"])
-            .args(extra)
+            .args(args)
             .current_dir(dir)
             .env_remove("SEARXNG_URL")
             .env_remove("TOOLSMITH_TOKEN")

@@ -60,14 +60,20 @@ pub(crate) struct GlobalOptions {
     /// writes only in the read-write roots and a private TMPDIR, secrets unreadable, no
     /// network. `off` runs them with the server's own rights. Where the kernel cannot
     /// sandbox, `on` refuses every call.
-    #[arg(long, value_name = "on|off", default_value = "on", global = true)]
-    pub(crate) bash_sandbox: tool_std::shell::SandboxMode,
+    /// (Default: on.)
+    #[arg(long, value_name = "on|off", global = true)]
+    pub(crate) bash_sandbox: Option<tool_std::shell::SandboxMode>,
     /// Lets sandboxed bash commands use the network (AF_INET/AF_INET6 sockets).
     #[arg(long, global = true)]
     pub(crate) bash_network: bool,
-    /// Approves calls that need approval (without it they are denied).
+    /// Allows every call a rule or a tool's declaration would ask about (without it, `call`
+    /// asks on the terminal, and where no one can be asked the call is denied).
     #[arg(long, global = true)]
     pub(crate) approve: bool,
+    /// The configuration file (default: `./toolsmith.toml` where there is one). Flags given
+    /// here win over it.
+    #[arg(long, value_name = "PATH", global = true)]
+    pub(crate) config: Option<PathBuf>,
     /// How stderr lines are written: text, or one JSON object a line (level by `RUST_LOG`).
     #[arg(
         long,

@@ -61,8 +61,13 @@ pub(crate) fn roots(options: &GlobalOptions) -> Result<Vec<Root>, String> {
 
 /// The workspace the file, search and shell tools work in: the roots the options name.
 pub(crate) fn workspace(options: &GlobalOptions) -> Result<tool_std::workspace::Workspace, String> {
+    workspace_of(roots(options)?)
+}
+
+/// The workspace of `roots`.
+pub(crate) fn workspace_of(roots: Vec<Root>) -> Result<tool_std::workspace::Workspace, String> {
     let mut builder = tool_std::workspace::Workspace::builder();
-    for root in roots(options)? {
+    for root in roots {
         builder = if root.writable {
             builder.root(root.name, &root.dir)
         } else {
@@ -105,7 +110,7 @@ pub(crate) fn shell_config(
     }
     config.allowed_prefixes = options.bash_allow.clone();
     config.enabled = !options.no_bash;
-    config.sandbox.mode = options.bash_sandbox;
+    config.sandbox.mode = options.bash_sandbox.unwrap_or_default();
     config.sandbox.network = options.bash_network;
     // The server's own stores are not for commands to read: the agent store (with its
     // SQLite side files), or the whole `.toolsmith` directory where it is the default.

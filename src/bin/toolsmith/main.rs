@@ -8,7 +8,9 @@
 //! The binary is also the `bash` sandbox's helper: started with that `argv[0]`, `main` hands
 //! over to `tool_std::shell::sandbox::dispatch` before anything else.
 
+mod approval;
 mod args;
+mod config;
 mod host;
 mod logs;
 mod serve;
@@ -79,7 +81,12 @@ fn parse_mode(options: &GlobalOptions) -> Result<Option<Mode>, String> {
         .transpose()
 }
 
-async fn run(cli: Cli) -> ExitCode {
+async fn run(mut cli: Cli) -> ExitCode {
+    let config = match config::Config::load(cli.options.config.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return fail(2, &e.0),
+    };
+    config.apply(&mut cli.options);
     let mode = match parse_mode(&cli.options) {
         Ok(m) => m,
         Err(e) => return fail(2, &e),
@@ -122,6 +129,7 @@ async fn run(cli: Cli) -> ExitCode {
             call(
                 registry,
                 &cli.options,
+                &config,
                 mode.unwrap_or(Mode::Cli),
                 name,
                 arguments,
@@ -132,7 +140,14 @@ async fn run(cli: Cli) -> ExitCode {
             http,
             token,
             no_activity,
-        } => serve::serve(registry, &cli.options, http, token, !no_activity).await,
+        } => {
+            let section = config.file.serve.as_ref();
+            let http = http.or_else(|| section.and_then(|s| s.http.clone()));
+            let token = token
+                .or_else(|| section.and_then(|s| s.token.as_ref().map(|t| t.get_ref().clone())));
+            let activity = !no_activity && section.and_then(|s| s.activity) != Some(false);
+            serve::serve(registry, &cli.options, &config, http, token, activity).await
+        }
         Command::MigrateTools {
             rollback,
             dry_run,
@@ -166,6 +181,14 @@ fn needs_agent_store(spec: &ToolSpec) -> bool {
 }
 
 async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String> {
+    prompt_context_for(options, options.agent.as_deref()).await
+}
+
+/// The agent store, with `agent` (if any) as the current agent.
+async fn prompt_context_for(
+    options: &GlobalOptions,
+    agent: Option<&str>,
+) -> Result<PromptContext, String> {
     let roots = host::roots(options)?;
     let path = host::store_path(options, &roots);
     let store = SqliteAgentStore::open(&path)
@@ -173,12 +196,12 @@ async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String
         .map_err(|e| format!("cannot open the agent store at {}: {e}", path.display()))?;
     let store: Arc<dyn AgentStore> = Arc::new(store);
     let mut context = PromptContext::new(store.clone());
-    if let Some(name) = &options.agent {
+    if let Some(name) = agent {
         let agent = store
             .get_or_create(CLI_ACCOUNT, name)
             .await
             .map_err(|e| format!("cannot use agent `{name}`: {e}"))?;
-        if agent.name != *name {
+        if agent.name != name {
             notice(&format!(
                 "agent `{name}` was renamed to `{}`; using it (`--agent {}` names it directly)",
                 agent.name, agent.name
@@ -192,6 +215,7 @@ async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String
 async fn call(
     registry: Registry,
     options: &GlobalOptions,
+    config: &config::Config,
     mode: Mode,
     name: String,
     arguments: Option<String>,
@@ -204,32 +228,47 @@ async fn call(
         .get(&name)
         .is_some_and(|e| needs_agent_store(e.spec()));
     let workspace = match host::workspace(options) {
-        Ok(w) => w,
+        Ok(w) => Arc::new(w),
         Err(e) => return fail(2, &e),
     };
     let shell = match host::shell_config(options) {
-        Ok(s) => s,
+        Ok(s) => Arc::new(s),
         Err(e) => return fail(2, &e),
+    };
+    let rules: Vec<_> = config.file.rules.iter().collect();
+    let policy = match approval::policy(config, &rules, &registry, workspace.clone(), shell.clone())
+    {
+        Ok(p) => p,
+        Err(e) => return fail(2, &e.0),
     };
     let mut builder = Runtime::builder(Arc::new(registry))
         .service(Arc::new(web))
-        .service(Arc::new(workspace))
-        .service(Arc::new(shell));
+        .service(workspace)
+        .service(shell);
+    if let Some(policy) = policy {
+        builder = builder.policy(policy);
+    }
     if store_needed {
         match prompt_context(options).await {
             Ok(context) => builder = builder.service(Arc::new(context)),
             Err(e) => return fail(2, &e),
         }
     }
-    if options.approve {
-        builder = builder.approver(ApproveAll);
-    }
+    builder = if options.approve {
+        builder.approver(ApproveAll)
+    } else if approval::TerminalApprover::available() {
+        builder.approver(approval::TerminalApprover)
+    } else {
+        builder.approver(approval::NoOneToAsk {
+            because: "there is no terminal to ask on",
+        })
+    };
     let runtime = builder.build();
-    let mut config = SessionConfig::default().mode(mode).turns(false);
+    let mut session_config = SessionConfig::default().mode(mode).turns(false);
     if let Some(agent) = &options.agent {
-        config = config.agent(agent.as_str());
+        session_config = session_config.agent(agent.as_str());
     }
-    let session = runtime.session_with(config);
+    let session = runtime.session_with(session_config);
     let arguments = arguments.unwrap_or_else(|| "{}".to_owned());
     let outcome = session.call(ToolCall::new("cli", name, arguments)).await;
     if let Err(e) = print_json(&outcome.to_json()) {

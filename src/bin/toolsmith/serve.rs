@@ -10,11 +10,13 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use tool_core::http::activity::Activity;
-use tool_core::mcp::{HttpServer, ServeOptions};
-use tool_core::{ApproveAll, Registry, Runtime};
+use tool_core::mcp::{HttpServer, Principal, ServeOptions, parse_sha256_hex, token_sha256};
+use tool_core::{ApproveAll, Registry, Runtime, SessionConfig};
 
+use crate::approval::{self, NoOneToAsk};
 use crate::args::GlobalOptions;
-use crate::{fail, host, notice, prompt_context};
+use crate::config::{Config, RulesSection};
+use crate::{fail, host, notice, prompt_context, prompt_context_for};
 
 /// The most bytes of arguments read from stdin or a file (the runtime's own limit on a
 /// call's arguments is what refuses them; this only keeps the read bounded).
@@ -52,10 +54,14 @@ pub(crate) fn read_arguments(
     }
 }
 
-/// The runtime `serve` offers: every tool with its host services, approval per `--approve`.
-async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime, String> {
-    let web = host::web_config(options)?;
-    let workspace = host::workspace(options)?;
+/// The runtime `serve` offers: every tool with its host services, the file's rules, and
+/// approval per `--approve`.
+async fn runtime(
+    registry: Arc<Registry>,
+    options: &GlobalOptions,
+    config: &Config,
+) -> Result<Runtime, String> {
+    let workspace = Arc::new(host::workspace(options)?);
     // Temporary files of writes killed mid-way (a bounded walk; each write cleans its own
     // directory as well).
     let swept = workspace.remove_stale_temp_files();
@@ -68,22 +74,115 @@ async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime,
     let shell = host::shell_config(options)?;
     notice(&host::sandbox_notice(&shell));
     let prompts = prompt_context(options).await?;
-    let mut builder = Runtime::builder(Arc::new(registry))
-        .service(Arc::new(web))
-        .service(Arc::new(workspace))
-        .service(Arc::new(shell))
+    let rules = config.file.rules.iter().collect::<Vec<_>>();
+    build_runtime(registry, options, config, workspace, shell, prompts, &rules)
+}
+
+/// A runtime over `workspace` with the host's services and `rules`.
+fn build_runtime(
+    registry: Arc<Registry>,
+    options: &GlobalOptions,
+    config: &Config,
+    workspace: Arc<tool_std::workspace::Workspace>,
+    shell: tool_std::shell::ShellConfig,
+    prompts: tool_std::prompt::PromptContext,
+    rules: &[&RulesSection],
+) -> Result<Runtime, String> {
+    let shell = Arc::new(shell);
+    let policy = approval::policy(config, rules, &registry, workspace.clone(), shell.clone())
+        .map_err(|e| e.0)?;
+    let mut builder = Runtime::builder(registry)
+        .service(Arc::new(host::web_config(options)?))
+        .service(workspace)
+        .service(shell)
         .service(Arc::new(prompts));
-    if options.approve {
-        // MCP hosts ask their user before a call: `--approve` trusts them to.
-        builder = builder.approver(ApproveAll);
+    if let Some(policy) = policy {
+        builder = builder.policy(policy);
     }
+    builder = if options.approve {
+        // `--approve`: every call that asks is allowed.
+        builder.approver(ApproveAll)
+    } else {
+        builder.approver(NoOneToAsk {
+            because: "this MCP client cannot ask its user",
+        })
+    };
     Ok(builder.build())
+}
+
+/// The file's principals, each served with its own roots (a subset of the server's, the
+/// others unreadable to its commands), agent and rules (the file's `[rules]` and its own).
+async fn principals(
+    registry: &Arc<Registry>,
+    options: &GlobalOptions,
+    config: &Config,
+) -> Result<Vec<Principal>, String> {
+    let all_roots = host::roots(options)?;
+    let mut out = Vec::new();
+    for p in &config.file.principals {
+        let name = p.name.get_ref();
+        let roots = match &p.roots {
+            None => all_roots.clone(),
+            Some(names) => {
+                let mut picked = Vec::new();
+                for n in names {
+                    let Some(root) = all_roots.iter().find(|r| r.name == *n.get_ref()) else {
+                        let known: Vec<&str> = all_roots.iter().map(|r| r.name.as_str()).collect();
+                        return Err(config
+                            .error_at(
+                                n.span(),
+                                &format!(
+                                    "principal `{name}` names the root `{}`, which the server \
+                                     does not serve; its roots are: {}",
+                                    n.get_ref(),
+                                    known.join(", ")
+                                ),
+                            )
+                            .0);
+                    };
+                    picked.push(root.clone());
+                }
+                picked
+            }
+        };
+        let mut shell = host::shell_config(options)?;
+        // The server's other roots are not for this principal's commands to read.
+        for other in all_roots.iter().filter(|r| !roots.contains(r)) {
+            shell.sandbox.deny_read.push(other.dir.clone());
+        }
+        let workspace = Arc::new(host::workspace_of(roots)?);
+        let agent = p.agent.as_deref().or(options.agent.as_deref());
+        let prompts = prompt_context_for(options, agent).await?;
+        let mut rules: Vec<&RulesSection> = config.file.rules.iter().collect();
+        rules.extend(p.rules.iter());
+        let runtime = build_runtime(
+            registry.clone(),
+            options,
+            config,
+            workspace,
+            shell,
+            prompts,
+            &rules,
+        )?;
+        let hash = match (&p.token, &p.token_sha256) {
+            (Some(t), _) => token_sha256(t.get_ref()),
+            (None, Some(h)) => parse_sha256_hex(h.get_ref()).ok_or("a checked hash reads back")?,
+            (None, None) => return Err(format!("principal `{name}` has no token")),
+        };
+        let mut session = SessionConfig::default().principal(name.as_str());
+        if let Some(agent) = agent {
+            session = session.agent(agent);
+        }
+        out.push(Principal::new(name.as_str(), hash, runtime).session(session));
+    }
+    Ok(out)
 }
 
 /// Runs `toolsmith serve`.
 pub(crate) async fn serve(
     registry: Registry,
     options: &GlobalOptions,
+    config: &Config,
     http: Option<String>,
     token: Option<String>,
     activity_page: bool,
@@ -106,10 +205,24 @@ pub(crate) async fn serve(
     {
         return fail(2, &e.to_string());
     }
-    let runtime = match runtime(registry, options).await {
+    let registry = Arc::new(registry);
+    let runtime = match runtime(registry.clone(), options, config).await {
         Ok(r) => r,
         Err(e) => return fail(2, &e),
     };
+    match principals(&registry, options, config).await {
+        Ok(list) if list.is_empty() => {}
+        Ok(list) if addr.is_none() => notice(&format!(
+            "{} principal(s) configured: they apply to HTTP requests, and stdio has none",
+            list.len()
+        )),
+        Ok(list) => {
+            for p in list {
+                serve_options = serve_options.principal(p);
+            }
+        }
+        Err(e) => return fail(2, &e),
+    }
     let Some(addr) = addr else {
         notice("serving MCP on stdio");
         return match tool_core::mcp::serve_stdio(runtime, serve_options).await {

@@ -30,6 +30,7 @@ impl std::fmt::Debug for Guard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Guard")
             .field("token", &self.0.token.is_some())
+            .field("principals", &self.0.principals.len())
             .field("origins", &self.0.origins)
             .finish()
     }
@@ -64,11 +65,27 @@ impl Guard {
             // (`evil.example` resolving to 127.0.0.1) must not read any route.
             loopback_hosts_only: token.is_none(),
             token,
+            principals: Vec::new(),
             origins: allowed_origins
                 .into_iter()
                 .map(|o| normalize_origin(o.as_ref()))
                 .collect(),
         })))
+    }
+
+    /// Lets in, besides the token, each principal's token, given as its SHA-256: a request
+    /// presenting one carries [`Authenticated`] with the principal's name in its extensions.
+    /// With principals the guard no longer limits requests to loopback names: a token is
+    /// required, as with [`Guard::new`]'s.
+    pub fn principals(self, principals: impl IntoIterator<Item = (Arc<str>, [u8; 32])>) -> Guard {
+        let principals: Vec<_> = principals.into_iter().collect();
+        let old = &self.0;
+        Guard(Arc::new(Policy {
+            loopback_hosts_only: old.token.is_none() && principals.is_empty(),
+            token: old.token.clone(),
+            principals,
+            origins: old.origins.clone(),
+        }))
     }
 
     /// `router` with the checks in front of every route.
@@ -77,13 +94,20 @@ impl Guard {
     }
 }
 
+/// The principal whose token a request presented, in the request's extensions (see
+/// [`Guard::principals`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Authenticated(pub Arc<str>);
+
 struct Policy {
     token: Option<Arc<str>>,
+    /// Principals' names and the SHA-256 of their tokens.
+    principals: Vec<(Arc<str>, [u8; 32])>,
     loopback_hosts_only: bool,
     origins: Vec<String>,
 }
 
-async fn check(State(policy): State<Arc<Policy>>, request: Request, next: Next) -> Response {
+async fn check(State(policy): State<Arc<Policy>>, mut request: Request, next: Next) -> Response {
     let headers = request.headers();
     if policy.loopback_hosts_only && !host_is_loopback(headers) {
         return (
@@ -102,18 +126,62 @@ async fn check(State(policy): State<Arc<Policy>>, request: Request, next: Next) 
         )
             .into_response();
     }
-    if let Some(expected) = &policy.token
-        && !presented_tokens(headers).any(|t| tokens_match(t.as_bytes(), expected.as_bytes()))
+    if policy.token.is_some() || !policy.principals.is_empty() {
+        let Some(who) = policy.admit(headers) else {
+            return unauthorized();
+        };
+        if let Some(name) = who {
+            request.extensions_mut().insert(Authenticated(name));
+        }
+    }
+    next.run(request).await
+}
+
+impl Policy {
+    /// Whom a request's tokens let in: `Some(None)` for the server's token, `Some(Some(name))`
+    /// for a principal's, `None` for nobody.
+    fn admit(&self, headers: &HeaderMap) -> Option<Option<Arc<str>>> {
+        for presented in presented_tokens(headers) {
+            if let Some(expected) = &self.token
+                && tokens_match(presented.as_bytes(), expected.as_bytes())
+            {
+                return Some(None);
+            }
+            if self.principals.is_empty() {
+                continue;
+            }
+            let hash = sha256(presented.as_bytes());
+            // Every hash is compared, so the time does not tell which one matched.
+            let mut found = None;
+            for (name, expected) in &self.principals {
+                if tokens_match(&hash, expected) {
+                    found = Some(name.clone());
+                }
+            }
+            if found.is_some() {
+                return Some(found);
+            }
+        }
+        None
+    }
+}
+
+/// The SHA-256 of `bytes`.
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).into()
+}
+
+fn unauthorized() -> Response {
     {
-        return (
+        (
             StatusCode::UNAUTHORIZED,
             [(header::WWW_AUTHENTICATE, "Bearer")],
             "Unauthorized: send the server's token as `Authorization: Bearer TOKEN` (or the \
              `toolsmith_token` cookie)",
         )
-            .into_response();
+            .into_response()
     }
-    next.run(request).await
 }
 
 /// The tokens a request presents: its bearer credential and its `toolsmith_token` cookies.

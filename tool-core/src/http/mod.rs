@@ -21,4 +21,4 @@ mod guard;
 
 pub mod activity;
 
-pub use guard::{BadToken, Guard, TOKEN_COOKIE, tokens_match};
+pub use guard::{Authenticated, BadToken, Guard, TOKEN_COOKIE, sha256, tokens_match};

@@ -1,6 +1,7 @@
 //! [`McpHandler`]: rmcp's `ServerHandler` over a [`Runtime`], one tool [`Session`] per MCP
 //! session.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -26,24 +27,31 @@ use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
 /// holds a pointer to it.
 type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
-/// What every MCP session of one server shares: the runtime, the `tools/list` answer
-/// (computed once), the `initialize` answer and how long clients may cache both.
+/// What every MCP session of one server shares: the runtime (and each principal's), the
+/// `tools/list` answers (computed once), the `initialize` answer and how long clients may
+/// cache them.
 #[derive(Debug)]
 pub(crate) struct Shared {
-    pub(crate) runtime: Runtime,
-    pub(crate) tools: Vec<Tool>,
+    /// What requests without a principal are served with.
+    pub(crate) anyone: Served,
+    /// What each principal's requests are served with.
+    pub(crate) principals: HashMap<Arc<str>, Served>,
     pub(crate) info: ServerConfig,
-    pub(crate) session: SessionConfig,
     /// `ttlMs` of `tools/list` and `server/discover`.
     pub(crate) list_ttl_ms: u64,
 }
 
-impl Shared {
+/// A runtime as MCP serves it: its tools exported once, and its sessions' set-up.
+#[derive(Debug)]
+pub(crate) struct Served {
+    pub(crate) runtime: Runtime,
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) session: SessionConfig,
+}
+
+impl Served {
     /// The tools of `runtime`'s registry offered in mode `mcp`, exported once.
-    pub(crate) fn new(
-        runtime: Runtime,
-        options: &ServeOptions,
-    ) -> Result<Shared, super::ServeError> {
+    fn new(runtime: Runtime, session: SessionConfig) -> Result<Served, super::ServeError> {
         let mut tools = Vec::new();
         for entry in runtime.registry().iter() {
             if !entry.spec().supports_mode(Mode::Mcp) {
@@ -64,6 +72,26 @@ impl Shared {
             })?;
             tools.push(tool);
         }
+        Ok(Served {
+            runtime,
+            tools,
+            session: session.mode(Mode::Mcp).turns(false),
+        })
+    }
+}
+
+impl Shared {
+    pub(crate) fn new(
+        runtime: Runtime,
+        options: &ServeOptions,
+    ) -> Result<Shared, super::ServeError> {
+        let anyone = Served::new(runtime, options.session.clone())?;
+        let mut principals = HashMap::new();
+        for p in &options.principals {
+            let session = p.session.clone().unwrap_or_else(|| options.session.clone());
+            let served = Served::new(p.runtime.clone(), session.principal(p.name.clone()))?;
+            principals.insert(p.name.clone(), served);
+        }
         let mut info = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new(
                 options.name.clone(),
@@ -73,39 +101,84 @@ impl Shared {
             info = info.with_instructions(instructions.clone());
         }
         Ok(Shared {
-            runtime,
-            tools,
+            anyone,
+            principals,
             info,
-            session: options.session.clone().mode(Mode::Mcp).turns(false),
             list_ttl_ms: u64::try_from(options.list_ttl.as_millis()).unwrap_or(u64::MAX),
         })
     }
+
+    /// What requests of `principal` (none: the server's token, stdio) are served with.
+    fn served(&self, principal: Option<&Arc<str>>) -> &Served {
+        principal
+            .and_then(|p| self.principals.get(p))
+            .unwrap_or(&self.anyone)
+    }
+
+    /// Whether the tool list depends on who asks (principals see their own).
+    fn lists_differ(&self) -> bool {
+        !self.principals.is_empty()
+    }
 }
 
-/// One MCP session: its own tool session (turn state, file tracking), cancelled when the
-/// MCP session ends.
+/// The principal the HTTP guard found for the request, if any.
+fn principal_of(context: &RequestContext<RoleServer>) -> Option<Arc<str>> {
+    let parts = context.extensions.get::<axum::http::request::Parts>()?;
+    parts
+        .extensions
+        .get::<crate::http::Authenticated>()
+        .map(|a| a.0.clone())
+}
+
+/// One MCP session: its own tool session (turn state, file tracking), and one per principal
+/// that used it, cancelled when the MCP session ends.
 pub(crate) struct McpHandler {
     shared: Arc<Shared>,
     session: Session,
+    /// Each principal's tool session, made on its first request.
+    principal_sessions: std::sync::Mutex<HashMap<Arc<str>, Session>>,
 }
 
 impl std::fmt::Debug for McpHandler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("McpHandler")
-            .field("tools", &self.shared.tools.len())
+            .field("tools", &self.shared.anyone.tools.len())
             .finish_non_exhaustive()
     }
 }
 
 impl McpHandler {
     pub(crate) fn new(shared: Arc<Shared>) -> McpHandler {
-        let session = shared.runtime.session_with(shared.session.clone());
-        McpHandler { shared, session }
+        let anyone = &shared.anyone;
+        let session = anyone.runtime.session_with(anyone.session.clone());
+        McpHandler {
+            shared,
+            session,
+            principal_sessions: std::sync::Mutex::default(),
+        }
     }
 
-    /// The tool session of this MCP session.
+    /// The tool session of this MCP session (for requests without a principal).
     pub(crate) fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The tool session a request of `principal` is served in.
+    fn session_for(&self, principal: Option<&Arc<str>>) -> Session {
+        let Some(name) = principal.filter(|p| self.shared.principals.contains_key(*p)) else {
+            return self.session.clone();
+        };
+        let mut sessions = self
+            .principal_sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        sessions
+            .entry(name.clone())
+            .or_insert_with(|| {
+                let served = self.shared.served(Some(name));
+                served.runtime.session_with(served.session.clone())
+            })
+            .clone()
     }
 }
 
@@ -114,6 +187,13 @@ impl Drop for McpHandler {
     /// server stopped): whatever it still runs is cancelled.
     fn drop(&mut self) {
         self.session.cancel();
+        let sessions = self
+            .principal_sessions
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner());
+        for session in sessions.values() {
+            session.cancel();
+        }
     }
 }
 
@@ -160,7 +240,7 @@ impl McpHandler {
     /// forwarded as progress notifications (through a bounded queue that drops rather than
     /// blocks the tool), the last of them before the result.
     async fn call_reporting_progress(
-        &self,
+        session: Session,
         call: ToolCall,
         mut options: CallOptions,
         token: ProgressToken,
@@ -168,7 +248,7 @@ impl McpHandler {
     ) -> CallOutcome {
         let queue = Arc::new(ProgressQueue::default());
         options.observer = Some(queue.clone());
-        let fut = self.session.call_with(call, options);
+        let fut = session.call_with(call, options);
         tokio::pin!(fut);
         let mut sent = 0u64;
         // The call first: one that is done when first polled never waits on the queue.
@@ -227,18 +307,30 @@ impl ServerHandler for McpHandler {
     /// Every tool, in the registry's order, the same on every request: the list is made once
     /// when the server starts and does not depend on who asks, so clients (and caches between
     /// them and the server) may keep it for the configured time and share it.
+    ///
+    /// With principals, each sees its own tools: the list is then cacheable by the client
+    /// only (`cacheScope: "private"`).
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.shared.tools.clone())
+        let served = self.shared.served(principal_of(&context).as_ref());
+        let scope = if self.shared.lists_differ() {
+            CacheScope::Private
+        } else {
+            CacheScope::Public
+        };
+        Ok(ListToolsResult::with_all_items(served.tools.clone())
             .with_ttl_ms(self.shared.list_ttl_ms)
-            .with_cache_scope(CacheScope::Public))
+            .with_cache_scope(scope))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.shared.tools.iter().find(|t| t.name == name).cloned()
+        let all = std::iter::once(&self.shared.anyone).chain(self.shared.principals.values());
+        all.flat_map(|s| s.tools.iter())
+            .find(|t| t.name == name)
+            .cloned()
     }
 
     fn call_tool(
@@ -257,16 +349,21 @@ impl ServerHandler for McpHandler {
         // Chunk and progress events become progress notifications when the client asked
         // for them with a progress token.
         let progress = context.meta.get_progress_token();
+        let session = self.session_for(principal_of(&context).as_ref());
         let mut options = CallOptions::new().cancel(context.ct);
         // The client's trace (`_meta.traceparent`, SEP-414): the call's span joins it.
         options.trace_context = trace_context(&context.meta);
         // The call's future is boxed: rmcp spawns this future for the request and tokio moves
         // it whole several times, so it should hold a pointer to the call, not the call.
         let outcome: BoxFuture<'_, CallOutcome> = match progress {
-            None => Box::pin(self.session.call_with(call, options)),
-            Some(token) => {
-                Box::pin(self.call_reporting_progress(call, options, token, context.peer))
-            }
+            None => Box::pin(async move { session.call_with(call, options).await }),
+            Some(token) => Box::pin(Self::call_reporting_progress(
+                session,
+                call,
+                options,
+                token,
+                context.peer,
+            )),
         };
         async move {
             let outcome = outcome.await;

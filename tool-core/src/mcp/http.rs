@@ -34,7 +34,7 @@ pub fn service(runtime: impl IntoRuntime, options: &ServeOptions) -> Result<Rout
     let shared = Arc::new(Shared::new(runtime.into_runtime(), options)?);
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(options.shutdown.child_token());
-    if options.token.is_some() {
+    if options.token.is_some() || !options.principals.is_empty() {
         // With a token the server may face other machines under names it cannot know;
         // the token, not the `Host` header, keeps strangers out. Without one, rmcp's
         // loopback-only `Host` list stays and refuses DNS-rebound names.
@@ -204,10 +204,11 @@ fn no_delay(
 /// Refuses a non-loopback address without a token, and a bad token.
 pub(crate) fn check_bind(addr: SocketAddr, options: &ServeOptions) -> Result<(), ServeError> {
     options.guard()?;
-    match &options.token {
-        None if !addr.ip().is_loopback() => Err(ServeError::TokenRequired(addr)),
-        _ => Ok(()),
+    let guarded = options.token.is_some() || !options.principals.is_empty();
+    if !guarded && !addr.ip().is_loopback() {
+        return Err(ServeError::TokenRequired(addr));
     }
+    Ok(())
 }
 
 /// Serves streamable HTTP on `addr` (`/mcp`) until [`ServeOptions::shutdown`] is cancelled.

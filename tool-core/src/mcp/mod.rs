@@ -95,6 +95,7 @@ mod frames;
 mod handler;
 mod http;
 mod inflight;
+mod principal;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -104,6 +105,7 @@ use tokio_util::sync::CancellationToken;
 pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
 pub use inflight::MAX_IN_FLIGHT_BYTES;
+pub use principal::{Principal, parse_sha256_hex, token_sha256};
 
 use crate::http::{BadToken, Guard};
 use crate::registry::Registry;
@@ -133,6 +135,8 @@ pub struct ServeOptions {
     pub session: SessionConfig,
     /// HTTP: the token every request must carry (bearer header or `toolsmith_token` cookie).
     pub token: Option<String>,
+    /// HTTP: the principals, each with a token of its own and what it is served with.
+    pub principals: Vec<Principal>,
     /// HTTP: browser origins allowed besides the server's own (`https://app.example:443`).
     pub allowed_origins: Vec<String>,
     /// Stops the server (HTTP) when cancelled.
@@ -148,7 +152,12 @@ impl ServeOptions {
     /// [`allowed_origins`](Self::allowed_origins). Put it in front of a host's own routes
     /// with [`Guard::layer`].
     pub fn guard(&self) -> Result<Guard, ServeError> {
-        Ok(Guard::new(self.token.as_deref(), &self.allowed_origins)?)
+        let guard = Guard::new(self.token.as_deref(), &self.allowed_origins)?;
+        Ok(guard.principals(
+            self.principals
+                .iter()
+                .map(|p| (p.name.clone(), p.token_sha256)),
+        ))
     }
 
     /// Options for a server called `name`, with this crate's version.
@@ -159,6 +168,7 @@ impl ServeOptions {
             instructions: None,
             session: SessionConfig::default(),
             token: None,
+            principals: Vec::new(),
             allowed_origins: Vec::new(),
             shutdown: CancellationToken::new(),
             list_ttl: DEFAULT_LIST_TTL,
@@ -186,6 +196,13 @@ impl ServeOptions {
     /// Requires a token on every HTTP request.
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
+        self
+    }
+
+    /// Adds a principal (HTTP): its token lets a request in, served with its runtime. A
+    /// server with principals needs no [`token`](Self::token) of its own.
+    pub fn principal(mut self, principal: Principal) -> Self {
+        self.principals.push(principal);
         self
     }
 

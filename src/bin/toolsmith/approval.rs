@@ -1,0 +1,154 @@
+//! Who decides on a call that asks: the permission rules of `toolsmith.toml`, then a person
+//! at the terminal (`call`), `--approve`, or nobody (the call is denied, saying how to allow
+//! it).
+
+use std::io::{BufRead, IsTerminal, Read as _, Write};
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use tool_core::policy::Effect;
+use tool_core::{ApprovalDecision, ApprovalRequest, Approver, Registry};
+use tool_std::rules::StandardPolicy;
+use tool_std::shell::ShellConfig;
+use tool_std::workspace::Workspace;
+
+use crate::config::{AllowAsk, Config, ConfigError, RulesSection};
+
+/// The rules of `sections` (the file's `[rules]`, and a principal's own) over `workspace`;
+/// `None` when there are none. A rule that cannot be used is an error at its line.
+pub(crate) fn policy(
+    config: &Config,
+    sections: &[&RulesSection],
+    registry: &Registry,
+    workspace: Arc<Workspace>,
+    shell: Arc<ShellConfig>,
+) -> Result<Option<Arc<StandardPolicy>>, ConfigError> {
+    if sections.is_empty() {
+        return Ok(None);
+    }
+    let list = |effect: Effect| -> Vec<&toml::Spanned<String>> {
+        sections
+            .iter()
+            .flat_map(|s| match effect {
+                Effect::Allow => &s.allow,
+                Effect::Ask => &s.ask,
+                Effect::Deny => &s.deny,
+            })
+            .collect()
+    };
+    // The last section that says decides (a principal's over the file's).
+    let sandboxed = sections.iter().rev().find_map(|s| s.sandboxed_bash);
+    let mut builder = StandardPolicy::builder(registry, workspace)
+        .shell(shell)
+        .allow_sandboxed_bash(sandboxed == Some(AllowAsk::Allow));
+    for effect in [Effect::Allow, Effect::Ask, Effect::Deny] {
+        builder = builder.rules(effect, list(effect).iter().map(|r| r.get_ref().clone()));
+    }
+    match builder.build() {
+        Ok(p) => Ok(Some(Arc::new(p))),
+        Err(e) => {
+            let span = list(e.effect).get(e.index).map_or(0..0, |r| r.span());
+            Err(config.error_at(span, &e.to_string()))
+        }
+    }
+}
+
+/// The rule that would let calls like `request` run without asking, as the file writes it.
+fn allowing_rule(request: &ApprovalRequest) -> String {
+    if let Some(rule) = &request.rule {
+        return rule
+            .split_once(": ")
+            .map_or(rule.as_str(), |(_, r)| r)
+            .to_owned();
+    }
+    match request.arguments.get("command").and_then(|c| c.as_str()) {
+        Some(command) if request.tool == "bash" => {
+            let words: Vec<&str> = command.split_whitespace().take(2).collect();
+            format!("bash({} *)", words.join(" "))
+        }
+        _ => request.tool.clone(),
+    }
+}
+
+/// Denies what asks, because nobody can be asked here; the model is told which rule asked and
+/// the user how to allow such calls.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NoOneToAsk {
+    /// Why nobody can be asked ("there is no terminal", "the client cannot ask its user").
+    pub(crate) because: &'static str,
+}
+
+#[async_trait]
+impl Approver for NoOneToAsk {
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        ApprovalDecision::Deny {
+            reason: Some(format!(
+                "{} asks for approval and {}; to let such calls run, add \"{}\" to `allow` \
+                 under [rules] in toolsmith.toml, or start toolsmith with --approve",
+                request.asked_by(),
+                self.because,
+                allowing_rule(request),
+            )),
+        }
+    }
+}
+
+/// Asks the person at the terminal, on stderr, and reads `y` or `n` from stdin.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TerminalApprover;
+
+impl TerminalApprover {
+    /// Whether there is a person to ask: stdin and stderr are a terminal.
+    pub(crate) fn available() -> bool {
+        std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+    }
+}
+
+/// The longest answer line read.
+const MAX_ANSWER_BYTES: u64 = 1024;
+
+#[async_trait]
+impl Approver for TerminalApprover {
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let question = format!(
+            "{}\n  needs approval ({}). Allow this call? [y/N] ",
+            shorten(&request.signature, 2000),
+            request.asked_by()
+        );
+        let answer = tokio::task::spawn_blocking(move || -> std::io::Result<String> {
+            let mut err = std::io::stderr().lock();
+            err.write_all(question.as_bytes())?;
+            err.flush()?;
+            let mut line = String::new();
+            std::io::stdin()
+                .lock()
+                .take(MAX_ANSWER_BYTES)
+                .read_line(&mut line)?;
+            Ok(line)
+        })
+        .await;
+        match answer {
+            Ok(Ok(line)) if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") => {
+                ApprovalDecision::Approve
+            }
+            Ok(Ok(_)) => ApprovalDecision::Deny {
+                reason: Some("the user declined it at the terminal".to_owned()),
+            },
+            Ok(Err(e)) => ApprovalDecision::Deny {
+                reason: Some(format!("the terminal could not be asked: {e}")),
+            },
+            Err(e) => ApprovalDecision::Deny {
+                reason: Some(format!("the terminal could not be asked: {e}")),
+            },
+        }
+    }
+}
+
+fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max).collect();
+    out.push('…');
+    out
+}

@@ -1,0 +1,197 @@
+//! Tokens that mean someone: each `[[principal]]` of `toolsmith.toml` is served with its own
+//! roots, agent and rules. Principal A's token cannot reach principal B's root (every probe
+//! below, through the file, search and bash tools, finds nothing of it) and acts on A's agent;
+//! B's token reaches B's root. Under 2025-11-25 and 2026-07-28, through the Python client.
+
+use serde_json::{Value, json};
+
+use crate::support::mcp::{ServeProcess, python, run_python_as};
+
+const ALICE: &str = "alice-token-0123456789abcdef0123456789";
+const BOB: &str = "bob-token-0123456789abcdef0123456789ab";
+const SECRET: &str = "BOB-SECRET-7d1f";
+
+/// `base/a` (Alice's root, with `tob -> ../b`) and `base/b` (Bob's, with the secret), and the
+/// configuration naming both.
+fn layout(base: &std::path::Path) {
+    std::fs::create_dir_all(base.join("a")).expect("mkdir");
+    std::fs::create_dir_all(base.join("b")).expect("mkdir");
+    std::fs::write(base.join("a/notes.txt"), "alice notes\n").expect("write");
+    std::fs::write(base.join("b/secret.txt"), format!("{SECRET}\n")).expect("write");
+    std::os::unix::fs::symlink("../b", base.join("a/tob")).expect("link");
+    let bob_hash = sha256_hex(BOB);
+    std::fs::write(
+        base.join("toolsmith.toml"),
+        format!(
+            "roots = [\"a=a\", \"b=b\"]\n\
+             [rules]\nallow = [\"bash\"]\n\
+             [[principal]]\nname = \"alice\"\ntoken = \"{ALICE}\"\nroots = [\"a\"]\nagent = \"Alice\"\n\
+             [[principal]]\nname = \"bob\"\ntoken_sha256 = \"{bob_hash}\"\nroots = [\"b\"]\nagent = \"Bob\"\n"
+        ),
+    )
+    .expect("write config");
+}
+
+fn sha256_hex(text: &str) -> String {
+    let hash = toolsmith::mcp::token_sha256(text);
+    hash.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The calls Alice makes at Bob's root: every way the file, search and bash tools name a path.
+fn probes(base: &std::path::Path) -> Vec<Value> {
+    let b = base.join("b");
+    let b = b.to_str().expect("utf-8");
+    let secret = format!("{b}/secret.txt");
+    let mut calls = Vec::new();
+    for path in [
+        "b:secret.txt".to_owned(),
+        secret.clone(),
+        "../b/secret.txt".to_owned(),
+        "tob/secret.txt".to_owned(),
+        "a:../b/secret.txt".to_owned(),
+        format!("{}/a/../b/secret.txt", base.display()),
+        "a:tob/secret.txt".to_owned(),
+        format!("{}/a/tob/secret.txt", base.display()),
+    ] {
+        calls.push(json!({"name": "read_file", "arguments": {"paths": [path]}}));
+    }
+    // Patterns that find the secret without spelling it (an error may echo them).
+    let pattern = format!(
+        "{}[{}]",
+        &SECRET[..SECRET.len() - 1],
+        &SECRET[SECRET.len() - 1..]
+    );
+    for path in [
+        b.to_owned(),
+        "b:".to_owned(),
+        "tob".to_owned(),
+        "../b".to_owned(),
+    ] {
+        calls.push(json!({"name": "grep", "arguments": {"pattern": pattern, "path": path}}));
+        calls.push(json!({"name": "glob", "arguments": {"pattern": "**/*", "path": path}}));
+        calls.push(json!({"name": "list_directory", "arguments": {"path": path}}));
+        calls.push(json!({"name": "search", "arguments": {"query": "BOB", "path": path}}));
+    }
+    for command in [
+        format!("cat {secret}"),
+        "cat ../b/secret.txt".to_owned(),
+        "cat tob/secret.txt".to_owned(),
+        format!("grep -r '{pattern}' {b}"),
+        format!("cp {secret} copied.txt && cat copied.txt"),
+    ] {
+        calls.push(json!({"name": "bash", "arguments": {"command": command}}));
+    }
+    calls
+}
+
+fn principals_are_kept_apart(discover: bool) {
+    let Some(py) = python() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("dir");
+    let base = dir.path();
+    layout(base);
+    let server = ServeProcess::start(base, &["serve", "--http", "127.0.0.1:0"], &[]);
+    let url = server.url.clone();
+    let call = |c: &Value| json!({"op": "call", "name": c["name"], "arguments": c["arguments"]});
+
+    // Alice: her own file reads; every probe at Bob's root finds nothing; she sets her
+    // agent's prompt.
+    let probes = probes(base);
+    let mut steps =
+        vec![json!({"op": "call", "name": "read_file", "arguments": {"paths": ["notes.txt"]}})];
+    steps.extend(probes.iter().map(call));
+    steps.push(json!({"op": "call", "name": "prompt_manager",
+        "arguments": {"action": "update", "prompt_type": "system", "content": "Alice's own prompt."}}));
+    let (_, answers, stderr) = run_python_as(
+        &py,
+        discover,
+        &["http", &url, ALICE],
+        &Value::Array(steps),
+        base,
+    );
+    assert!(
+        answers[0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("alice notes"),
+        "{}",
+        answers[0]
+    );
+    let leaks: Vec<String> = probes
+        .iter()
+        .zip(&answers[1..])
+        .filter(|(_, a)| a.to_string().contains(SECRET))
+        .map(|(p, a)| format!("{p} -> {a}"))
+        .collect();
+    assert!(
+        leaks.is_empty(),
+        "{} of {} probes leaked:\n{}\n{stderr}",
+        leaks.len(),
+        probes.len(),
+        leaks.join("\n")
+    );
+    assert!(
+        !base.join("a/copied.txt").exists()
+            || !std::fs::read_to_string(base.join("a/copied.txt"))
+                .unwrap_or_default()
+                .contains(SECRET)
+    );
+    assert_eq!(
+        answers.last().expect("answer")["isError"],
+        false,
+        "{answers:?}"
+    );
+
+    // Bob: his root is his (the probe could have succeeded), and his agent is not Alice's.
+    let steps = json!([
+        {"op": "call", "name": "read_file", "arguments": {"paths": ["secret.txt"]}},
+        {"op": "call", "name": "prompt_manager", "arguments": {"action": "view", "prompt_type": "system"}},
+        {"op": "call", "name": "read_file", "arguments": {"paths": ["a:notes.txt"]}},
+    ]);
+    let (_, answers, _) = run_python_as(&py, discover, &["http", &url, BOB], &steps, base);
+    assert!(answers[0].to_string().contains(SECRET), "{}", answers[0]);
+    assert!(
+        !answers[1].to_string().contains("Alice's own prompt."),
+        "{}",
+        answers[1]
+    );
+    assert_eq!(answers[2]["isError"], true, "{}", answers[2]);
+
+    // Alice again, on a new connection: her agent kept her prompt.
+    let steps = json!([{"op": "call", "name": "prompt_manager", "arguments": {"action": "view", "prompt_type": "system"}}]);
+    let (_, answers, _) = run_python_as(&py, discover, &["http", &url, ALICE], &steps, base);
+    assert!(
+        answers[0].to_string().contains("Alice's own prompt."),
+        "{}",
+        answers[0]
+    );
+}
+
+#[test]
+fn principals_are_kept_apart_under_2025_11_25() {
+    principals_are_kept_apart(false);
+}
+
+#[test]
+fn principals_are_kept_apart_under_2026_07_28() {
+    principals_are_kept_apart(true);
+}
+
+#[test]
+fn an_unknown_token_is_turned_away() {
+    use crate::support::http::{addr_of, request};
+    let dir = tempfile::tempdir().expect("dir");
+    layout(dir.path());
+    let server = ServeProcess::start(dir.path(), &["serve", "--http", "127.0.0.1:0"], &[]);
+    let addr = addr_of(&server);
+    let status = |token: &str| {
+        let bearer = format!("Bearer {token}");
+        request(&addr, "POST", "/mcp", &[("Authorization", &bearer)]).status
+    };
+    // A wrong token, and a principal's hash presented as if it were the token.
+    assert_eq!(status("wrong-token-0123456789abcdef0123456789"), 401);
+    assert_eq!(status(&sha256_hex(BOB)), 401);
+    assert_ne!(status(ALICE), 401);
+    assert_ne!(status(BOB), 401);
+}
