@@ -39,6 +39,7 @@ mod macros {
 /// The MCP server driven by real clients, by `toolsmith serve` (every frame answered), and
 /// over sessions.
 mod mcp {
+    mod approval;
     mod clients;
     mod frames;
     mod fuzz;

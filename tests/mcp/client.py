@@ -1,7 +1,14 @@
 """Drives an MCP server with the Python `mcp` package's client, step by step.
 
-    client.py [--discover] stdio COMMAND [ARG...]   spawn the server, talk over stdin/stdout
-    client.py [--discover] http URL [TOKEN]         streamable HTTP (TOKEN as a bearer token)
+    client.py [--discover] [--elicit ANSWER] stdio COMMAND [ARG...]
+        spawn the server, talk over stdin/stdout
+    client.py [--discover] [--elicit ANSWER] http URL [TOKEN]
+        streamable HTTP (TOKEN as a bearer token)
+
+With `--elicit`, the client declares that it can ask its user (elicitation) and answers every
+question with ANSWER: `allow_once`, `allow_session` or `deny` (accepted with that choice),
+`decline` or `cancel`. Under 2026-07-28 a call answered `input_required` is called again with
+the answers and the request state, as a host does.
 
 The client opens with `initialize` (protocol 2025-11-25), or with `--discover` with
 `server/discover` and then speaks 2026-07-28, every request carrying its own `_meta`. The
@@ -10,7 +17,8 @@ first answer line says which: {"protocol": "..."}.
 The steps are a JSON array on stdin; each answers with one JSON line on stdout:
 
     {"op": "list"}                                     -> {"tools": [...]} (as the server sent them)
-    {"op": "call", "name", "arguments", "progress"?}   -> {"isError", "text", "structured", "progress": [...]}
+    {"op": "call", "name", "arguments", "progress"?}   -> {"isError", "text", "structured", "progress": [...], "asked": [...]}
+        `asked` holds the message of every question the server asked during the call
     {"op": "write", "path", "content"}                 -> {"written": true}
         changes a file on disk between calls, as a user's editor does
     {"op": "sleep", "seconds"}                         -> {"slept": true}
@@ -25,13 +33,54 @@ import sys
 
 import anyio
 import httpx2
-from mcp.client.session import ClientSession
+import mcp_types as types
+from mcp.client.session import ClientRequestContext, ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 
 def dump(model):
     return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+ASKED = []
+
+
+def answerer(answer):
+    async def on_elicit(context, params):
+        ASKED.append(params.message)
+        if answer in ("decline", "cancel"):
+            return types.ElicitResult(action=answer)
+        return types.ElicitResult(action="accept", content={"decision": answer})
+
+    return on_elicit
+
+
+async def call_tool(session, name, arguments, progress_callback):
+    """A call, and under 2026-07-28 its retries with the user's answers (at most 10 rounds)."""
+    if session.protocol_version < "2026-07-28":
+        return await session.call_tool(name, arguments, progress_callback=progress_callback)
+    result = await session.call_tool(
+        name, arguments, progress_callback=progress_callback, allow_input_required=True
+    )
+    rounds = 0
+    while isinstance(result, types.InputRequiredResult):
+        rounds += 1
+        if rounds > 10:
+            raise RuntimeError("more than 10 input_required rounds")
+        responses = {}
+        for key, request in (result.input_requests or {}).items():
+            context = ClientRequestContext(session=session, request_id=key, meta=None)
+            responses[key] = await session.dispatch_input_request(context, request)
+        result = await session.call_tool(
+            name,
+            arguments,
+            progress_callback=progress_callback,
+            input_responses=responses or None,
+            request_state=result.request_state,
+            allow_input_required=True,
+        )
+    return result
 
 
 async def run_steps(session, steps, discover):
@@ -51,10 +100,12 @@ async def run_steps(session, steps, discover):
             async def on_progress(progress, total, message):
                 seen.append({"progress": progress, "message": message})
 
-            result = await session.call_tool(
+            ASKED.clear()
+            result = await call_tool(
+                session,
                 step["name"],
                 step.get("arguments", {}),
-                progress_callback=on_progress if step.get("progress") else None,
+                on_progress if step.get("progress") else None,
             )
             text = "".join(c.text for c in result.content if getattr(c, "type", "") == "text")
             out = {
@@ -62,6 +113,7 @@ async def run_steps(session, steps, discover):
                 "text": text,
                 "structured": result.structured_content,
                 "progress": seen,
+                "asked": list(ASKED),
             }
         elif op == "write":
             with open(step["path"], "w", encoding="utf-8") as f:
@@ -105,11 +157,15 @@ async def main():
     discover = args[:1] == ["--discover"]
     if discover:
         args = args[1:]
+    extra = {}
+    if args[:1] == ["--elicit"]:
+        extra["elicitation_callback"] = answerer(args[1])
+        args = args[2:]
     kind = args[0]
     if kind == "stdio":
         params = StdioServerParameters(command=args[1], args=args[2:])
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, **extra) as session:
                 await run_steps(session, steps, discover)
     elif kind == "http":
         url = args[1]
@@ -117,7 +173,7 @@ async def main():
         async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
             async with streamable_http_client(url, http_client=http) as streams:
                 read, write = streams[0], streams[1]
-                async with ClientSession(read, write) as session:
+                async with ClientSession(read, write, **extra) as session:
                     await run_steps(session, steps, discover)
     else:
         raise ValueError(f"unknown transport {kind}")

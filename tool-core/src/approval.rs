@@ -23,6 +23,9 @@ pub struct ApprovalRequest {
     /// The permission rule that asks (`ask: bash(git push*)`, see [`crate::policy`]); `None`
     /// when the tool's own declaration (`requires_approval`) asks.
     pub rule: Option<String>,
+    /// What the call would change, for the person asked (a diff for an edit), from the
+    /// runtime's [`CallPolicy::preview`](crate::policy::CallPolicy::preview).
+    pub preview: Option<String>,
 }
 
 impl ApprovalRequest {
@@ -41,6 +44,7 @@ impl ApprovalRequest {
             arguments,
             signature: signature.into(),
             rule: None,
+            preview: None,
         }
     }
 

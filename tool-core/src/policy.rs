@@ -234,6 +234,13 @@ pub enum PolicyDecision {
 pub trait CallPolicy: Send + Sync + 'static {
     /// Decides on one call. Must not block: it runs on the call's path.
     fn decide(&self, call: &PolicyCall<'_>) -> PolicyDecision;
+
+    /// What the call would change, shown to the person asked to approve it (a diff for an
+    /// edit); `None` (the default) shows the call alone. Made only when someone is asked.
+    fn preview(&self, call: &PolicyCall<'_>) -> Option<String> {
+        let _ = call;
+        None
+    }
 }
 
 #[cfg(test)]

@@ -14,8 +14,10 @@ use tool_std::workspace::Workspace;
 
 use crate::config::{AllowAsk, Config, ConfigError, RulesSection};
 
-/// The rules of `sections` (the file's `[rules]`, and a principal's own) over `workspace`;
-/// `None` when there are none. A rule that cannot be used is an error at its line.
+/// The rules of `sections` (the file's `[rules]`, and a principal's own) over `workspace`.
+/// Without rules the policy still checks `bash`'s refused commands before anyone is asked,
+/// and previews what a call would change for the person asked. A rule that cannot be used
+/// is an error at its line.
 pub(crate) fn policy(
     config: &Config,
     sections: &[&RulesSection],
@@ -23,9 +25,6 @@ pub(crate) fn policy(
     workspace: Arc<Workspace>,
     shell: Arc<ShellConfig>,
 ) -> Result<Option<Arc<StandardPolicy>>, ConfigError> {
-    if sections.is_empty() {
-        return Ok(None);
-    }
     let list = |effect: Effect| -> Vec<&toml::Spanned<String>> {
         sections
             .iter()

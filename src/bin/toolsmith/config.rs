@@ -124,6 +124,11 @@ pub(crate) struct ServeSection {
     pub(crate) http: Option<String>,
     pub(crate) token: Option<Spanned<String>>,
     pub(crate) activity: Option<bool>,
+    /// The secret 2026-07-28 approval states are sealed with (the same on every replica).
+    pub(crate) approval_key: Option<Spanned<String>>,
+    /// Where used approval states are recorded (default `.toolsmith/approvals` beside the
+    /// agent store; replicas share it).
+    pub(crate) used_approvals: Option<PathBuf>,
 }
 
 /// One `[[principal]]`: who a token means.
@@ -226,6 +231,9 @@ impl Config {
         }
         if let Some(t) = f.serve.as_ref().and_then(|s| s.token.as_ref()) {
             self.check_token(t)?;
+        }
+        if let Some(k) = f.serve.as_ref().and_then(|s| s.approval_key.as_ref()) {
+            self.check_token(k)?;
         }
         if f.principals.len() > MAX_PRINCIPALS {
             return Err(self.error_at(

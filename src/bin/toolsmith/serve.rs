@@ -195,6 +195,25 @@ pub(crate) async fn serve(
     if let Some(t) = &token {
         serve_options = serve_options.token(t.clone());
     }
+    // `--approve` allows every ask; without it, calls that ask ask the client's user.
+    serve_options = serve_options.ask_clients(!options.approve);
+    let section = config.file.serve.as_ref();
+    let key = std::env::var("TOOLSMITH_APPROVAL_KEY").ok().or_else(|| {
+        section
+            .and_then(|s| s.approval_key.as_ref())
+            .map(|k| k.get_ref().clone())
+    });
+    if let Some(key) = key {
+        serve_options = serve_options.approval_key(key.into_bytes());
+    }
+    let used = match section.and_then(|s| s.used_approvals.as_ref()) {
+        Some(dir) => config.dir().join(dir),
+        None => match host::roots(options) {
+            Ok(roots) => host::store_path(options, &roots).with_file_name("approvals"),
+            Err(e) => return fail(2, &e),
+        },
+    };
+    serve_options = serve_options.used_approvals(used);
     // Refuse a bad address or a missing token before anything is opened.
     let addr = match http.as_deref().map(parse_addr).transpose() {
         Ok(a) => a,

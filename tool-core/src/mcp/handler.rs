@@ -7,7 +7,8 @@ use std::sync::Arc;
 use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock,
     DiscoverResult, Implementation, ListToolsResult, NumberOrString, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ServerCapabilities, ServerConfig, Tool,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
+    Tool,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -21,6 +22,7 @@ use crate::runtime::{CallOptions, CallOutcome, Runtime, Session, SessionConfig};
 use crate::spec::Mode;
 use crate::trace::TraceContext;
 
+use super::ask::{Asking, PeerApprover, RoundTripApprover, can_ask};
 use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
 
 /// A boxed future: the call's future is boxed so that the one rmcp spawns per request
@@ -39,6 +41,8 @@ pub(crate) struct Shared {
     pub(crate) info: ServerConfig,
     /// `ttlMs` of `tools/list` and `server/discover`.
     pub(crate) list_ttl_ms: u64,
+    /// How calls that ask for approval ask the client's user (none: they do not).
+    pub(crate) asking: Option<Arc<Asking>>,
 }
 
 /// A runtime as MCP serves it: its tools exported once, and its sessions' set-up.
@@ -100,9 +104,19 @@ impl Shared {
         if let Some(instructions) = &options.instructions {
             info = info.with_instructions(instructions.clone());
         }
+        let asking = if options.ask_clients {
+            let asking = Asking::new(
+                options.approval_key.as_deref(),
+                options.used_approvals.clone(),
+            )?;
+            Some(Arc::new(asking))
+        } else {
+            None
+        };
         Ok(Shared {
             anyone,
             principals,
+            asking,
             info,
             list_ttl_ms: u64::try_from(options.list_ttl.as_millis()).unwrap_or(u64::MAX),
         })
@@ -137,6 +151,8 @@ pub(crate) struct McpHandler {
     session: Session,
     /// Each principal's tool session, made on its first request.
     principal_sessions: std::sync::Mutex<HashMap<Arc<str>, Session>>,
+    /// What the user allowed for this session.
+    granted: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl std::fmt::Debug for McpHandler {
@@ -155,6 +171,7 @@ impl McpHandler {
             shared,
             session,
             principal_sessions: std::sync::Mutex::default(),
+            granted: Arc::default(),
         }
     }
 
@@ -340,6 +357,8 @@ impl ServerHandler for McpHandler {
     ) -> impl Future<Output = Result<CallToolResponse, ErrorData>> + Send + '_ {
         // What the call needs is taken out of the request and its context here, so that
         // neither is kept in the call's future (the server spawns it, copying it whole).
+        let principal = principal_of(&context);
+        let (state, responses) = (request.request_state, request.input_responses);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(
             request_id(&context.id),
@@ -349,8 +368,35 @@ impl ServerHandler for McpHandler {
         // Chunk and progress events become progress notifications when the client asked
         // for them with a progress token.
         let progress = context.meta.get_progress_token();
-        let session = self.session_for(principal_of(&context).as_ref());
-        let mut options = CallOptions::new().cancel(context.ct);
+        let session = self.session_for(principal.as_ref());
+        let mut options = CallOptions::new().cancel(context.ct.clone());
+        // A call that asks for approval asks the client's user, where the client can.
+        let mut round_trip = None;
+        if let Some(asking) = &self.shared.asking
+            && can_ask(context.client_capabilities().as_ref())
+        {
+            let version = context.protocol_version();
+            if version
+                .as_ref()
+                .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28)
+            {
+                let approver = Arc::new(RoundTripApprover::new(
+                    asking.clone(),
+                    principal.as_deref(),
+                    state,
+                    responses,
+                ));
+                options.approver = Some(approver.clone());
+                round_trip = Some(approver);
+            } else {
+                options.approver = Some(Arc::new(PeerApprover {
+                    peer: context.peer.clone(),
+                    version: version.unwrap_or(ProtocolVersion::V_2025_06_18),
+                    cancel: context.ct.clone(),
+                    granted: self.granted.clone(),
+                }));
+            }
+        }
         // The client's trace (`_meta.traceparent`, SEP-414): the call's span joins it.
         options.trace_context = trace_context(&context.meta);
         // The call's future is boxed: rmcp spawns this future for the request and tokio moves
@@ -367,6 +413,10 @@ impl ServerHandler for McpHandler {
         };
         async move {
             let outcome = outcome.await;
+            // The user has not answered yet: the call is answered with the question.
+            if let Some(question) = round_trip.and_then(|a| a.take_pending()) {
+                return Ok(CallToolResponse::InputRequired(question));
+            }
 
             // Each call gets a tracker of its own: an MCP host keeps (or compacts) its
             // context itself, so a resource is never answered with "already shown".

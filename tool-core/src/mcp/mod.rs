@@ -22,10 +22,35 @@
 //! - `notifications/cancelled` fires the call's cancellation token: the tool sees it, the
 //!   call ends `cancelled` and its activity `failure`. A session that ends (stdin closed, an
 //!   HTTP session deleted or expired) cancels whatever it still runs.
-//! - Approval: MCP hosts ask their user before a call themselves, so the server's policy is
-//!   the runtime's [`Approver`](crate::Approver): [`ApproveAll`](crate::ApproveAll) trusts the
-//!   host (the CLI's `--approve`); the default, [`DenyAll`](crate::DenyAll), answers tools
-//!   that need approval with the `approval_denied` error.
+//! - Approval: a call that asks (a rule of the runtime's [`policy`](crate::policy), or a
+//!   tool's `requires_approval`) asks the client's user where the client can (see *Asking
+//!   the user* below); elsewhere the runtime's [`Approver`](crate::Approver) decides
+//!   ([`ApproveAll`](crate::ApproveAll) trusts the host; the default,
+//!   [`DenyAll`](crate::DenyAll), answers `approval_denied` naming what asked).
+//!
+//! # Asking the user
+//!
+//! When the client declared that it can ask its user (the `elicitation` capability, form
+//! mode) and [`ServeOptions::ask_clients`] is on (the default), a call that asks is put to
+//! the user as a form naming the tool, the call, the rule that asks and, for an edit, what it
+//! would change ([`CallPolicy::preview`](crate::policy::CallPolicy::preview)), with the
+//! choices *allow once* and *deny*, and *allow for this session* where the protocol has
+//! sessions:
+//!
+//! - **2025-06-18 and 2025-11-25**: the server sends `elicitation/create` while the call
+//!   waits (at most [`APPROVAL_TIMEOUT`]; a cancelled call withdraws the question). "Allow
+//!   for this session" lasts as long as the MCP session.
+//! - **2026-07-28** has no sessions: the call is answered `input_required` with the form
+//!   (under [`APPROVAL_INPUT`]) and a request state, and the client calls again with the
+//!   user's answer and that state. The state is sealed with HMAC-SHA256 under the server's
+//!   key ([`ServeOptions::approval_key`]: give every replica the same secret, so any can
+//!   check a state another made) and bound to the principal, the tool and the call's
+//!   arguments, so it approves no other call. It expires after [`APPROVAL_STATE_TTL`] and
+//!   answers once: its nonce is recorded when used, in memory or in a directory replicas
+//!   share ([`ServeOptions::used_approvals`]). A state that is forged, altered, expired, for
+//!   another call or already used is refused with one message, and nothing runs. Until the
+//!   user answers, the call's activity record ends `approval_denied` ("waiting for the
+//!   user's answer"); the retry is a call of its own.
 //!
 //! # State across requests
 //!
@@ -91,6 +116,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod ask;
 mod frames;
 mod handler;
 mod http;
@@ -102,6 +128,7 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
+pub use ask::{APPROVAL_INPUT, APPROVAL_STATE_TTL, APPROVAL_TIMEOUT, MAX_USED_APPROVALS};
 pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
 pub use inflight::MAX_IN_FLIGHT_BYTES;
@@ -145,6 +172,16 @@ pub struct ServeOptions {
     /// `ttlMs`, with `cacheScope: "public"`): the tool list is made once and is the same for
     /// every client while the server runs. Default [`DEFAULT_LIST_TTL`].
     pub list_ttl: Duration,
+    /// Whether a call that asks for approval asks the client's user, where the client can
+    /// (MCP elicitation; see *Asking the user* in the [module documentation](self)). Default on; off, the
+    /// runtime's approver decides alone.
+    pub ask_clients: bool,
+    /// The secret 2026-07-28 approval states are sealed with: the same on every replica, so
+    /// any of them can check a state another made (none: a random key, for one process).
+    pub approval_key: Option<Vec<u8>>,
+    /// A directory, shared by replicas, where used approval states are recorded so that none
+    /// approves twice (none: in memory, for one process).
+    pub used_approvals: Option<std::path::PathBuf>,
 }
 
 impl ServeOptions {
@@ -172,6 +209,9 @@ impl ServeOptions {
             allowed_origins: Vec::new(),
             shutdown: CancellationToken::new(),
             list_ttl: DEFAULT_LIST_TTL,
+            ask_clients: true,
+            approval_key: None,
+            used_approvals: None,
         }
     }
 
@@ -196,6 +236,24 @@ impl ServeOptions {
     /// Requires a token on every HTTP request.
     pub fn token(mut self, token: impl Into<String>) -> Self {
         self.token = Some(token.into());
+        self
+    }
+
+    /// Sets whether calls that ask for approval ask the client's user ([`ask_clients`](Self::ask_clients)).
+    pub fn ask_clients(mut self, yes: bool) -> Self {
+        self.ask_clients = yes;
+        self
+    }
+
+    /// Sets the secret approval states are sealed with ([`approval_key`](Self::approval_key)).
+    pub fn approval_key(mut self, secret: impl Into<Vec<u8>>) -> Self {
+        self.approval_key = Some(secret.into());
+        self
+    }
+
+    /// Records used approval states in `dir` ([`used_approvals`](Self::used_approvals)).
+    pub fn used_approvals(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.used_approvals = Some(dir.into());
         self
     }
 

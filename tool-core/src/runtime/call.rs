@@ -259,17 +259,19 @@ impl<'s> Call<'s> {
             .iter()
             .any(|(tool, a)| tool == spec.name.as_ref() && (a.is_none() || a.as_deref() == action));
         let needs_approval = spec.needs_approval(action) || forced;
-        let decision = match &inner.policy {
-            None => PolicyDecision::Declared,
-            Some(policy) => {
-                let arguments = t.arguments.to_value().unwrap_or(Value::Null);
-                policy.decide(&PolicyCall {
-                    tool: &spec.name,
-                    action,
-                    arguments: &arguments,
-                    needs_approval,
-                })
-            }
+        let arguments = inner
+            .policy
+            .as_ref()
+            .map(|_| t.arguments.to_value().unwrap_or(Value::Null));
+        let policy_call = arguments.as_ref().map(|arguments| PolicyCall {
+            tool: &spec.name,
+            action,
+            arguments,
+            needs_approval,
+        });
+        let decision = match (&inner.policy, &policy_call) {
+            (Some(policy), Some(call)) => policy.decide(call),
+            _ => PolicyDecision::Declared,
         };
         let rule = match decision {
             PolicyDecision::Allow { .. } => return Ok(()),
@@ -288,6 +290,10 @@ impl<'s> Call<'s> {
         };
         // Boxed: most calls need none, and their futures stay small.
         Box::pin(async move {
+            let preview = match (&inner.policy, &policy_call) {
+                (Some(policy), Some(call)) => policy.preview(call),
+                _ => None,
+            };
             let request = ApprovalRequest {
                 call_id: self.id.clone(),
                 tool: spec.name.to_string(),
@@ -295,9 +301,11 @@ impl<'s> Call<'s> {
                 arguments: t.arguments.to_value().unwrap_or(Value::Null),
                 signature: signature_of_arguments(&spec.name, &t.arguments),
                 rule,
+                preview,
             };
             tracing::info!(target: CALL_TARGET, parent: span, "approval asked");
-            let answer = inner.approver.approve(&request).await.into_result();
+            let approver = self.options.approver.as_ref().unwrap_or(&inner.approver);
+            let answer = approver.approve(&request).await.into_result();
             let approved = answer.is_ok();
             tracing::info!(target: CALL_TARGET, parent: span, approved, "approval answered");
             answer

@@ -39,6 +39,9 @@ pub struct CallOptions {
     /// A remote caller's trace context: the parent of the exported span (with tool-core's
     /// feature `otel`), and `toolsmith.traceparent` on the span.
     pub trace_context: Option<crate::trace::TraceContext>,
+    /// Decides this call's approval instead of the runtime's approver (an MCP server asks
+    /// the client's user through it).
+    pub approver: Option<Arc<dyn crate::approval::Approver>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -48,6 +51,7 @@ impl std::fmt::Debug for CallOptions {
             .field("observer", &self.observer.is_some())
             .field("parent", &self.parent)
             .field("trace_context", &self.trace_context)
+            .field("approver", &self.approver.is_some())
             .finish()
     }
 }
@@ -56,6 +60,12 @@ impl CallOptions {
     /// No token, no observer: the same as [`Session::call`].
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Has `approver` decide this call's approval (see [`approver`](Self::approver)).
+    pub fn approver(mut self, approver: Arc<dyn crate::approval::Approver>) -> Self {
+        self.approver = Some(approver);
+        self
     }
 
     /// Cancels the call when `token` fires.

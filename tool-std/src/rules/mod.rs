@@ -37,6 +37,7 @@
 //! ([`ShellConfig::runs_sandboxed`]); `ask` and `deny` rules still apply.
 
 mod pattern;
+mod preview;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -50,6 +51,7 @@ use crate::shell::ShellConfig;
 use crate::shell::lex::sequences;
 use crate::workspace::Workspace;
 use pattern::{CommandPattern, PathPattern, WebPattern, wildcard};
+pub use preview::{MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES};
 
 /// The most rules one policy holds.
 pub const MAX_RULES: usize = 1000;
@@ -328,6 +330,12 @@ impl CallPolicy for StandardPolicy {
             }
             None => PolicyDecision::Declared,
         }
+    }
+
+    /// The patch, the lines replaced, the content written, the command run: see
+    /// [`MAX_PREVIEW_LINES`].
+    fn preview(&self, call: &PolicyCall<'_>) -> Option<String> {
+        preview::preview(call.tool, call.arguments)
     }
 }
 

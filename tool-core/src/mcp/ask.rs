@@ -1,0 +1,579 @@
+//! Asking the client's user before a call runs (MCP elicitation): see the module
+//! documentation of [`crate::mcp`], *Asking the user*.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use async_trait::async_trait;
+use rmcp::model::{
+    CancelledNotificationParam, ClientCapabilities, ClientResult, ElicitRequest,
+    ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, EnumSchema,
+    InputRequest, InputRequests, InputRequiredResult, InputResponses, LegacyEnumSchema,
+    ProtocolVersion, ServerRequest,
+};
+use rmcp::service::{Peer, PeerRequestOptions, RoleServer};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use crate::http::{sha256, tokens_match};
+
+/// How long the user has to answer an `elicitation/create`.
+pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(600);
+/// How long a 2026-07-28 request state may be answered.
+pub const APPROVAL_STATE_TTL: Duration = Duration::from_secs(600);
+/// The most used approvals remembered in memory (older ones expire first).
+pub const MAX_USED_APPROVALS: usize = 100_000;
+/// The key of the approval question in `inputRequests` and `inputResponses`.
+pub const APPROVAL_INPUT: &str = "approval";
+
+/// The user's choices.
+const ALLOW_ONCE: &str = "allow_once";
+const ALLOW_SESSION: &str = "allow_session";
+const DENY: &str = "deny";
+
+/// What the server asks with, shared by its sessions: the key request states are sealed with,
+/// and the record of approvals used.
+#[derive(Debug)]
+pub(crate) struct Asking {
+    key: [u8; 32],
+    used: UsedApprovals,
+}
+
+impl Asking {
+    /// `secret` (any length; none: a random key, good for one process only) and where used
+    /// approvals are recorded (none: in memory).
+    pub(crate) fn new(secret: Option<&[u8]>, used: Option<PathBuf>) -> std::io::Result<Asking> {
+        let key = match secret {
+            Some(s) => sha256(&[b"toolsmith/mcp/approval-state/v1\0".as_slice(), s].concat()),
+            None => random_bytes()?,
+        };
+        let used = match used {
+            Some(dir) => {
+                std::fs::create_dir_all(&dir)?;
+                UsedApprovals::Dir(dir)
+            }
+            None => UsedApprovals::Memory(Mutex::default()),
+        };
+        Ok(Asking { key, used })
+    }
+}
+
+fn random_bytes() -> std::io::Result<[u8; 32]> {
+    let mut key = [0u8; 32];
+    getrandom::fill(&mut key).map_err(|e| std::io::Error::other(e.to_string()))?;
+    Ok(key)
+}
+
+/// Whether the client can show a form to its user.
+pub(crate) fn can_ask(capabilities: Option<&ClientCapabilities>) -> bool {
+    capabilities
+        .and_then(|c| c.elicitation.as_ref())
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+/// The form: one required choice.
+fn form(version: &ProtocolVersion, with_session: bool) -> ElicitationSchema {
+    let mut values = vec![ALLOW_ONCE.to_owned()];
+    let mut titles = vec!["Allow once".to_owned()];
+    if with_session {
+        values.push(ALLOW_SESSION.to_owned());
+        titles.push("Allow for this session".to_owned());
+    }
+    values.push(DENY.to_owned());
+    titles.push("Deny".to_owned());
+    let choice = if *version >= ProtocolVersion::V_2025_11_25 {
+        match EnumSchema::builder(values.clone()).enum_titles(titles.clone()) {
+            Ok(b) => b.title("Run this call?").build(),
+            Err(_) => EnumSchema::builder(values.clone()).build(),
+        }
+    } else {
+        // 2025-06-18 clients know titles as `enumNames`.
+        let mut legacy = LegacyEnumSchema::new(values);
+        legacy.enum_names = Some(titles);
+        EnumSchema::Legacy(legacy)
+    };
+    ElicitationSchema::builder()
+        .required_enum_schema("decision", choice)
+        .build()
+        .unwrap_or_else(|_| ElicitationSchema::builder().build_unchecked())
+}
+
+/// The form's message: the call, what asks, and what it would change.
+fn message(request: &ApprovalRequest) -> String {
+    let mut text = format!(
+        "Allow `{}` to run?\n\n{}\n\nAsked by {}.",
+        request.tool,
+        cut(&request.signature, 1000),
+        request.asked_by()
+    );
+    if let Some(preview) = &request.preview {
+        text.push_str("\n\nWhat it would change:\n");
+        text.push_str(preview);
+    }
+    text
+}
+
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+/// What the user's answer decides.
+fn decision_of(answer: &ElicitResult) -> (ApprovalDecision, bool) {
+    let deny = |reason: &str| ApprovalDecision::Deny {
+        reason: Some(reason.to_owned()),
+    };
+    match answer.action {
+        ElicitationAction::Accept => {
+            let choice = answer
+                .content
+                .as_ref()
+                .and_then(|c| c.get("decision"))
+                .and_then(Value::as_str);
+            match choice {
+                Some(ALLOW_ONCE) => (ApprovalDecision::Approve, false),
+                Some(ALLOW_SESSION) => (ApprovalDecision::Approve, true),
+                _ => (deny("the user denied the call"), false),
+            }
+        }
+        ElicitationAction::Decline => (deny("the user declined the call"), false),
+        _ => (
+            deny("the user dismissed the question without answering"),
+            false,
+        ),
+    }
+}
+
+/// What "allow for this session" remembers: the rule that asked, or the tool (and action).
+fn grant_key(request: &ApprovalRequest) -> String {
+    match &request.rule {
+        Some(rule) => format!("rule\0{rule}"),
+        None => format!(
+            "tool\0{}\0{}",
+            request.tool,
+            request.action.as_deref().unwrap_or("")
+        ),
+    }
+}
+
+/// Asks through `elicitation/create` while the call waits (protocols with sessions).
+pub(crate) struct PeerApprover {
+    pub(crate) peer: Peer<RoleServer>,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) cancel: CancellationToken,
+    /// The session's "allow for this session" grants.
+    pub(crate) granted: Arc<Mutex<HashSet<String>>>,
+}
+
+#[async_trait]
+impl Approver for PeerApprover {
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let key = grant_key(request);
+        if self
+            .granted
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .contains(&key)
+        {
+            return ApprovalDecision::Approve;
+        }
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message(request),
+            requested_schema: form(&self.version, true),
+        };
+        let ask = ServerRequest::ElicitRequest(ElicitRequest::new(params));
+        let options = PeerRequestOptions::with_timeout(APPROVAL_TIMEOUT);
+        let handle = match self.peer.send_request_with_option(ask, options).await {
+            Ok(h) => h,
+            Err(e) => return unreachable_user(&e.to_string()),
+        };
+        let id = handle.id.clone();
+        let answer = tokio::select! {
+            answer = handle.await_response() => answer,
+            () = self.cancel.cancelled() => {
+                // The call is over: the question is withdrawn from the user's screen.
+                let note = CancelledNotificationParam::new(Some(id), Some("the call was cancelled".to_owned()));
+                let _ = self.peer.notify_cancelled(note).await;
+                return ApprovalDecision::Deny { reason: Some("the call was cancelled while the user was asked".to_owned()) };
+            }
+        };
+        match answer {
+            Ok(ClientResult::ElicitResult(answer)) => {
+                let (decision, for_session) = decision_of(&answer);
+                if for_session {
+                    self.granted
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(key);
+                }
+                decision
+            }
+            Ok(_) => unreachable_user("the client answered the question with something else"),
+            Err(e) => unreachable_user(&e.to_string()),
+        }
+    }
+}
+
+fn unreachable_user(why: &str) -> ApprovalDecision {
+    ApprovalDecision::Deny {
+        reason: Some(format!(
+            "the user could not be asked through the client: {why}"
+        )),
+    }
+}
+
+/// What a sealed request state holds.
+#[derive(Debug, Serialize, Deserialize, PartialEq, Eq)]
+struct State {
+    /// Once only: recorded when used.
+    nonce: String,
+    /// Seconds since the epoch after which it is refused.
+    expires: u64,
+    /// The principal it was made for ("" for none).
+    principal: String,
+    /// The tool and the SHA-256 of its canonical arguments.
+    tool: String,
+    arguments: String,
+}
+
+/// The one answer to a state that does not hold, whatever is wrong with it.
+const BAD_STATE: &str = "the approval's request state is not valid (altered, forged, expired, \
+                         already used, or made for another call); nothing was run. Call again \
+                         to be asked anew";
+
+/// Asks through an `input_required` answer and the client's retry (2026-07-28).
+pub(crate) struct RoundTripApprover {
+    asking: Arc<Asking>,
+    principal: String,
+    /// The client's retry: the state it sends back and the user's answers.
+    retry: Option<(String, InputResponses)>,
+    /// The question to answer the call with, when the user has not answered yet.
+    pending: Mutex<Option<InputRequiredResult>>,
+}
+
+impl RoundTripApprover {
+    pub(crate) fn new(
+        asking: Arc<Asking>,
+        principal: Option<&str>,
+        state: Option<String>,
+        responses: Option<InputResponses>,
+    ) -> RoundTripApprover {
+        RoundTripApprover {
+            asking,
+            principal: principal.unwrap_or_default().to_owned(),
+            retry: state.map(|s| (s, responses.unwrap_or_default())),
+            pending: Mutex::default(),
+        }
+    }
+
+    /// The `input_required` answer, if the call asked and the user has not answered.
+    pub(crate) fn take_pending(&self) -> Option<InputRequiredResult> {
+        self.pending
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    fn ask(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let state = State {
+            nonce: hex(&random_bytes().unwrap_or_else(|_| sha256(request.call_id.as_bytes()))),
+            expires: now_secs().saturating_add(APPROVAL_STATE_TTL.as_secs()),
+            principal: self.principal.clone(),
+            tool: request.tool.clone(),
+            arguments: arguments_hash(&request.arguments),
+        };
+        let params = ElicitRequestParams::FormElicitationParams {
+            meta: None,
+            message: message(request),
+            requested_schema: form(&ProtocolVersion::V_2026_07_28, false),
+        };
+        let mut questions = InputRequests::new();
+        questions.insert(
+            APPROVAL_INPUT.to_owned(),
+            InputRequest::Elicitation(ElicitRequest::new(params)),
+        );
+        let sealed = seal(&self.asking.key, &state);
+        *self.pending.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(InputRequiredResult::new(Some(questions), Some(sealed)));
+        ApprovalDecision::Deny {
+            reason: Some("waiting for the user's answer, asked through the client".to_owned()),
+        }
+    }
+}
+
+#[async_trait]
+impl Approver for RoundTripApprover {
+    async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let Some((sealed, responses)) = &self.retry else {
+            return self.ask(request);
+        };
+        let bad = || ApprovalDecision::Deny {
+            reason: Some(BAD_STATE.to_owned()),
+        };
+        let Some(state) = open(&self.asking.key, sealed) else {
+            return bad();
+        };
+        let holds = state.expires >= now_secs()
+            && state.principal == self.principal
+            && state.tool == request.tool
+            && state.arguments == arguments_hash(&request.arguments);
+        if !holds {
+            return bad();
+        }
+        let Some(answer) = responses.get(APPROVAL_INPUT) else {
+            // The client called again without the answer: ask again.
+            return self.ask(request);
+        };
+        let Ok(answer) = serde_json::from_value::<ElicitResult>(answer.clone()) else {
+            return ApprovalDecision::Deny {
+                reason: Some(
+                    "the client's answer to the approval question does not read as one".to_owned(),
+                ),
+            };
+        };
+        // Used once, whatever the user chose: a denial cannot be retried into an approval.
+        if !self.asking.used.consume(&state.nonce, state.expires) {
+            return bad();
+        }
+        decision_of(&answer).0
+    }
+}
+
+/// Where used approvals are recorded.
+#[derive(Debug)]
+enum UsedApprovals {
+    /// In this process: nonce and when it expires.
+    Memory(Mutex<HashMap<String, u64>>),
+    /// A directory replicas share: a file per nonce, made with `O_EXCL`.
+    Dir(PathBuf),
+}
+
+/// How many expired entries one use may sweep from the directory.
+const MAX_SWEEP: usize = 256;
+
+impl UsedApprovals {
+    /// Records `nonce` as used; `false` when it was already.
+    fn consume(&self, nonce: &str, expires: u64) -> bool {
+        if nonce.is_empty() || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return false;
+        }
+        match self {
+            UsedApprovals::Memory(used) => {
+                let mut used = used.lock().unwrap_or_else(|e| e.into_inner());
+                if used.len() >= MAX_USED_APPROVALS {
+                    let now = now_secs();
+                    used.retain(|_, e| *e >= now);
+                }
+                if used.len() >= MAX_USED_APPROVALS {
+                    // Full of live approvals: refuse rather than forget one.
+                    return false;
+                }
+                used.insert(nonce.to_owned(), expires).is_none()
+            }
+            UsedApprovals::Dir(dir) => {
+                sweep(dir);
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(dir.join(nonce))
+                    .is_ok()
+            }
+        }
+    }
+}
+
+/// Removes a bounded number of used-approval files older than the state's lifetime.
+fn sweep(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let old = SystemTime::now()
+        .checked_sub(APPROVAL_STATE_TTL + Duration::from_secs(60))
+        .unwrap_or(UNIX_EPOCH);
+    for entry in entries.flatten().take(MAX_SWEEP) {
+        let stale = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t < old);
+        if stale {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+fn now_secs() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// The SHA-256 of the arguments with every object's keys sorted, in hex.
+fn arguments_hash(arguments: &Value) -> String {
+    fn canonical(v: &Value, out: &mut String) {
+        match v {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                out.push('{');
+                for (i, k) in keys.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(&Value::String((*k).clone()).to_string());
+                    out.push(':');
+                    canonical(&map[*k], out);
+                }
+                out.push('}');
+            }
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    canonical(item, out);
+                }
+                out.push(']');
+            }
+            other => out.push_str(&other.to_string()),
+        }
+    }
+    let mut text = String::new();
+    canonical(arguments, &mut text);
+    hex(&sha256(text.as_bytes()))
+}
+
+/// HMAC-SHA256 (RFC 2104) of `message` under a 32-byte key.
+fn hmac(key: &[u8; 32], message: &[u8]) -> [u8; 32] {
+    let mut inner = vec![0x36u8; 64];
+    let mut outer = vec![0x5cu8; 64];
+    for (i, k) in key.iter().enumerate() {
+        inner[i] ^= k;
+        outer[i] ^= k;
+    }
+    inner.extend_from_slice(message);
+    let inner_hash = sha256(&inner);
+    outer.extend_from_slice(&inner_hash);
+    sha256(&outer)
+}
+
+/// `ta1.<hex payload>.<hex tag>`.
+fn seal(key: &[u8; 32], state: &State) -> String {
+    let payload = serde_json::to_vec(state).unwrap_or_default();
+    let body = hex(&payload);
+    let tag = hmac(key, body.as_bytes());
+    format!("ta1.{body}.{}", hex(&tag))
+}
+
+/// The state, if `sealed` is one this key made.
+fn open(key: &[u8; 32], sealed: &str) -> Option<State> {
+    let rest = sealed.strip_prefix("ta1.")?;
+    let (body, tag) = rest.split_once('.')?;
+    if body.len() > 16 * 1024 {
+        return None;
+    }
+    let expected = hmac(key, body.as_bytes());
+    if !tokens_match(&unhex(tag)?, &expected) {
+        return None;
+    }
+    serde_json::from_slice(&unhex(body)?).ok()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(DIGITS[usize::from(b >> 4)]));
+        out.push(char::from(DIGITS[usize::from(b & 15)]));
+    }
+    out
+}
+
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    text.as_bytes()
+        .chunks_exact(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn state() -> State {
+        State {
+            nonce: "ab12".into(),
+            expires: now_secs() + 60,
+            principal: "alice".into(),
+            tool: "bash".into(),
+            arguments: arguments_hash(&serde_json::json!({"command": "ls"})),
+        }
+    }
+
+    #[test]
+    fn hmac_matches_rfc_4231_case_2_shape() {
+        // Same key, same message: same tag; another key: another.
+        let a = hmac(&[1; 32], b"message");
+        assert_eq!(a, hmac(&[1; 32], b"message"));
+        assert_ne!(a, hmac(&[2; 32], b"message"));
+        assert_ne!(a, hmac(&[1; 32], b"messagf"));
+    }
+
+    #[test]
+    fn states_open_only_as_sealed_with_the_same_key() {
+        let key = [7u8; 32];
+        let sealed = seal(&key, &state());
+        assert_eq!(open(&key, &sealed), Some(state()));
+        assert_eq!(open(&[8u8; 32], &sealed), None);
+        // One character of the body or the tag changed.
+        for at in [5, sealed.len() - 3] {
+            let mut altered = sealed.clone().into_bytes();
+            altered[at] = if altered[at] == b'0' { b'1' } else { b'0' };
+            assert_eq!(
+                open(&key, &String::from_utf8(altered).unwrap()),
+                None,
+                "{at}"
+            );
+        }
+        for junk in ["", "ta1.", "ta1.zz.zz", "rs1.a.b", "ta1.00"] {
+            assert_eq!(open(&key, junk), None, "{junk}");
+        }
+    }
+
+    #[test]
+    fn argument_hashes_ignore_key_order_only() {
+        let a = arguments_hash(&serde_json::json!({"a": 1, "b": [1, {"y": 2, "x": 1}]}));
+        let b = arguments_hash(&serde_json::json!({"b": [1, {"x": 1, "y": 2}], "a": 1}));
+        let c = arguments_hash(&serde_json::json!({"b": [{"x": 1, "y": 2}, 1], "a": 1}));
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn a_nonce_is_used_once_in_memory_and_in_a_directory() {
+        let dir = std::env::temp_dir().join(format!("toolsmith-used-{}", std::process::id()));
+        for used in [
+            UsedApprovals::Memory(Mutex::default()),
+            UsedApprovals::Dir({
+                std::fs::create_dir_all(&dir).unwrap();
+                dir.clone()
+            }),
+        ] {
+            assert!(used.consume("abcd", now_secs() + 60));
+            assert!(!used.consume("abcd", now_secs() + 60));
+            assert!(used.consume("abce", now_secs() + 60));
+            assert!(!used.consume("../etc", now_secs() + 60));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
