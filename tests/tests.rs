@@ -40,6 +40,7 @@ mod macros {
 /// over sessions.
 mod mcp {
     mod approval;
+    mod approval_replicas;
     mod clients;
     mod frames;
     mod fuzz;
