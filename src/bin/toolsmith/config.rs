@@ -24,7 +24,7 @@
 //!
 //! [[principal]]
 //! name = "ci"
-//! token_sha256 = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
+//! token_sha256 = "4018f2c453d7f1759976378a3f77e1e166b54b7d108f90288d43b7c9643304f6"
 //! agent = "Builder"
 //! roots = ["app"]
 //! ```
