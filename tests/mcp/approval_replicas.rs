@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientInfo, ElicitRequestParams,
+    CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, ElicitRequestParams,
     ElicitResult, ElicitationAction, Implementation, InputResponses, ProtocolVersion,
 };
 use rmcp::service::{RequestContext, RoleClient, RunningService};
@@ -21,13 +21,13 @@ use crate::support::mcp::{ServeProcess, args, init_tls};
 /// A client whose user answers every question with `decision`, counting the questions.
 #[derive(Clone)]
 struct User {
-    info: ClientInfo,
+    info: ClientConfig,
     decision: &'static str,
     asked: Arc<AtomicUsize>,
 }
 
 impl ClientHandler for User {
-    fn get_info(&self) -> ClientInfo {
+    fn get_info(&self) -> ClientConfig {
         self.info.clone()
     }
 
@@ -49,7 +49,7 @@ async fn connect(
 ) -> RunningService<RoleClient, User> {
     let transport = StreamableHttpClientTransport::from_uri(url);
     let mut user = user;
-    user.info = ClientInfo::new(
+    user.info = ClientConfig::new(
         ClientCapabilities::builder().enable_elicitation().build(),
         Implementation::new("toolsmith-tests", "1"),
     )
@@ -67,7 +67,7 @@ async fn connect(
 
 fn user(decision: &'static str) -> User {
     User {
-        info: ClientInfo::default(),
+        info: ClientConfig::default(),
         decision,
         asked: Arc::default(),
     }
