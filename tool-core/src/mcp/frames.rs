@@ -42,7 +42,7 @@ enum Frame {
 
 /// What a forwarded frame does to the requests in flight.
 #[derive(Debug, PartialEq)]
-enum Track {
+pub(crate) enum Track {
     /// Nothing (a notification, a response to the server).
     Nothing,
     /// A request with this id (as JSON text): served until answered.
@@ -54,14 +54,37 @@ enum Track {
 /// Reads `input`'s lines, hands rmcp (through `to_rmcp`) the well-formed ones, each request
 /// once `inflight` has room for it, and writes every other frame's answer to `answers`.
 /// Returns when `input` ends or fails.
+///
+/// While a request waits for room, the frames that need none still reach rmcp: responses to
+/// the server's own requests (the user's answer to an approval question, which the calls
+/// holding the room may be waiting for) and cancellations. A second request read meanwhile
+/// waits its turn, and nothing more is read until the first is admitted.
 pub(crate) async fn read_frames<R, W>(
     input: R,
-    mut to_rmcp: W,
+    to_rmcp: W,
     answers: mpsc::Sender<String>,
     inflight: Arc<InFlight>,
 ) where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
+{
+    // One frame in the channel at a time: with the one being admitted and the one waiting
+    // behind it, at most a few frames are held, whatever the client sends.
+    let (frames, next) = mpsc::channel(1);
+    let reading = read_lines(input, frames, answers);
+    let serving = super::inflight::forward_admitted(next, to_rmcp, inflight);
+    tokio::join!(reading, serving);
+}
+
+/// Reads `input`'s lines: the well-formed ones go to `frames` (with what they do to the
+/// requests in flight), every other frame's answer to `answers`. Returns when `input` ends or
+/// fails, or nobody takes the frames any more.
+async fn read_lines<R>(
+    input: R,
+    frames: mpsc::Sender<(Track, Vec<u8>)>,
+    answers: mpsc::Sender<String>,
+) where
+    R: AsyncRead + Unpin,
 {
     let mut input = BufReader::new(input);
     let mut line = Vec::new();
@@ -88,17 +111,9 @@ pub(crate) async fn read_frames<R, W>(
         match frame {
             Frame::Blank => {}
             Frame::Forward(track) => {
-                if let Track::Request(id) = &track {
-                    inflight.admit(id.clone(), line.len()).await;
-                }
-                if to_rmcp.write_all(trim_newline(&line)).await.is_err()
-                    || to_rmcp.write_all(b"\n").await.is_err()
-                    || to_rmcp.flush().await.is_err()
-                {
+                let whole = trim_newline(&line).to_vec();
+                if frames.send((track, whole)).await.is_err() {
                     return;
-                }
-                if let Track::Cancel(id) = &track {
-                    inflight.answered(id);
                 }
             }
             Frame::Answer(answer) => {

@@ -10,7 +10,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::io::{AsyncWrite, AsyncWriteExt};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+
+use super::frames::Track;
 
 /// The most bytes of requests a stdio session serves at once.
 pub const MAX_IN_FLIGHT_BYTES: usize = 32 * 1024 * 1024;
@@ -79,6 +82,77 @@ impl InFlight {
     }
 }
 
+/// Hands rmcp the frames from `next` in order, each request once `inflight` has room for it.
+/// While a request waits, frames that need no room (responses to the server, notifications,
+/// cancellations) go on; a second request waits for the first. Returns when `next` ends or
+/// rmcp stops reading.
+pub(crate) async fn forward_admitted<W: AsyncWrite + Unpin>(
+    mut next: mpsc::Receiver<(Track, Vec<u8>)>,
+    mut to_rmcp: W,
+    inflight: Arc<InFlight>,
+) {
+    // A request read while another waited: it waits next.
+    let mut queued: Option<(String, Vec<u8>)> = None;
+    loop {
+        let (id, line) = match queued.take() {
+            Some(request) => request,
+            None => match next.recv().await {
+                None => return,
+                Some((Track::Request(id), line)) => (id, line),
+                Some((track, line)) => {
+                    if !forward(&mut to_rmcp, &track, &line, &inflight).await {
+                        return;
+                    }
+                    continue;
+                }
+            },
+        };
+        let admit = inflight.admit(id.clone(), line.len());
+        tokio::pin!(admit);
+        let mut open = true;
+        loop {
+            tokio::select! {
+                biased;
+                () = &mut admit => break,
+                got = next.recv(), if open && queued.is_none() => match got {
+                    None => open = false,
+                    Some((Track::Request(other), l)) => queued = Some((other, l)),
+                    Some((track, l)) => {
+                        if !forward(&mut to_rmcp, &track, &l, &inflight).await {
+                            return;
+                        }
+                    }
+                },
+            }
+        }
+        if !forward(&mut to_rmcp, &Track::Request(id), &line, &inflight).await {
+            return;
+        }
+        if !open && queued.is_none() {
+            return;
+        }
+    }
+}
+
+/// Writes one frame to rmcp; `false` when rmcp no longer reads.
+async fn forward<W: AsyncWrite + Unpin>(
+    to_rmcp: &mut W,
+    track: &Track,
+    line: &[u8],
+    inflight: &InFlight,
+) -> bool {
+    if to_rmcp.write_all(line).await.is_err()
+        || to_rmcp.write_all(b"\n").await.is_err()
+        || to_rmcp.flush().await.is_err()
+    {
+        return false;
+    }
+    if let Track::Cancel(id) = track {
+        inflight.answered(id);
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -111,6 +185,62 @@ mod tests {
         inflight.answered("3");
         soon(inflight.admit("big".into(), 1 << 30)).await.unwrap();
         assert_eq!(inflight.len(), 1);
+    }
+
+    // The calls holding the budget wait for the user's answer (a response to the server's own
+    // request); that answer, sent after the next request, must still reach rmcp, or nothing
+    // ever frees the budget.
+    #[tokio::test]
+    async fn responses_pass_a_request_waiting_for_room() {
+        use tokio::io::AsyncBufReadExt;
+        let inflight = InFlight::with_budget(REQUEST_COST + 1024);
+        let (tx, rx) = mpsc::channel(1);
+        let (to_rmcp, from_forwarder) = tokio::io::duplex(1 << 16);
+        let forwarder = tokio::spawn(forward_admitted(rx, to_rmcp, inflight.clone()));
+        let mut lines = tokio::io::BufReader::new(from_forwarder).lines();
+        macro_rules! next {
+            () => {
+                tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+                    .await
+                    .expect("a line in time")
+                    .unwrap()
+                    .expect("a line")
+            };
+        }
+        let frame = |track, text: &str| (track, text.as_bytes().to_vec());
+        tx.send(frame(Track::Request("1".into()), "call 1"))
+            .await
+            .unwrap();
+        assert_eq!(next!(), "call 1");
+        // The budget is spent: call 2 waits, and the answer behind it goes through.
+        tx.send(frame(Track::Request("2".into()), "call 2"))
+            .await
+            .unwrap();
+        tx.send(frame(Track::Nothing, "answer to the server"))
+            .await
+            .unwrap();
+        assert_eq!(next!(), "answer to the server");
+        // A third request waits behind the second, and nothing more is read meanwhile.
+        tx.send(frame(Track::Request("3".into()), "call 3"))
+            .await
+            .unwrap();
+        tx.send(frame(Track::Nothing, "later")).await.unwrap();
+        assert!(
+            tokio::time::timeout(Duration::from_millis(100), lines.next_line())
+                .await
+                .is_err()
+        );
+        inflight.answered("1");
+        assert_eq!(next!(), "call 2");
+        // Call 3 now waits in turn, and what needs no room passes it.
+        assert_eq!(next!(), "later");
+        inflight.answered("2");
+        assert_eq!(next!(), "call 3");
+        drop(tx);
+        tokio::time::timeout(Duration::from_secs(5), forwarder)
+            .await
+            .expect("the forwarder ends with its input")
+            .unwrap();
     }
 
     #[tokio::test]
