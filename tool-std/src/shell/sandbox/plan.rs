@@ -8,6 +8,7 @@ use std::collections::{BTreeSet, VecDeque};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::{Deserialize, Serialize};
@@ -224,7 +225,22 @@ fn grant(path: &Path, denied: &[PathBuf], out: &mut Vec<PathBuf>) -> Result<(), 
     Ok(())
 }
 
-fn protected_set(patterns: &[String]) -> Result<GlobSet, String> {
+/// The protected patterns, compiled. Every call of a server has the same list, so the last
+/// list's compiled set is kept: compiling is most of what planning a call costs.
+fn protected_set(patterns: &[String]) -> Result<Arc<GlobSet>, String> {
+    static LAST: Mutex<Option<(Vec<String>, Arc<GlobSet>)>> = Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((list, set)) = &*last
+        && list.as_slice() == patterns
+    {
+        return Ok(set.clone());
+    }
+    let set = Arc::new(compile_protected(patterns)?);
+    *last = Some((patterns.to_vec(), set.clone()));
+    Ok(set)
+}
+
+fn compile_protected(patterns: &[String]) -> Result<GlobSet, String> {
     let mut set = GlobSetBuilder::new();
     for pattern in patterns {
         for variant in [pattern.clone(), format!("**/{pattern}")] {
