@@ -424,7 +424,7 @@ mod tests {
     fn positions_are_lines_and_columns() {
         assert_eq!(position("a\nbc = 1\n", 3), (2, 2));
         assert_eq!(position("x", 0), (1, 1));
-        assert_eq!(position("é = 1", 3), (1, 2));
+        assert_eq!(position("é = 1", 3), (1, 3));
     }
 
     #[test]
