@@ -66,6 +66,10 @@ pub(crate) struct GlobalOptions {
     /// Lets sandboxed bash commands use the network (AF_INET/AF_INET6 sockets).
     #[arg(long, global = true)]
     pub(crate) bash_network: bool,
+    /// Lets sandboxed bash command lines whose every part matches this pattern use the
+    /// network (`cargo fetch*`; repeatable).
+    #[arg(long = "bash-network-for", value_name = "PATTERN", global = true)]
+    pub(crate) bash_network_for: Vec<String>,
     /// Allows every call a rule or a tool's declaration would ask about (without it, `call`
     /// asks on the terminal, and where no one can be asked the call is denied).
     #[arg(long, global = true)]

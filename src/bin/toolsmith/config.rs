@@ -75,6 +75,8 @@ pub(crate) struct BashSection {
     pub(crate) allow: Option<Vec<String>>,
     pub(crate) sandbox: Option<OnOff>,
     pub(crate) network: Option<bool>,
+    /// Command patterns that get the network (`--bash-network-for`).
+    pub(crate) network_for: Option<Vec<String>>,
 }
 
 /// `on` or `off`.
@@ -359,6 +361,9 @@ impl Config {
                 });
             }
             o.bash_network |= b.network.unwrap_or(false);
+            if o.bash_network_for.is_empty() {
+                o.bash_network_for = b.network_for.clone().unwrap_or_default();
+            }
         }
         if let Some(w) = &f.web {
             if o.searxng_url.is_none() {

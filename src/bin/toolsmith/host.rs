@@ -112,6 +112,7 @@ pub(crate) fn shell_config(
     config.enabled = !options.no_bash;
     config.sandbox.mode = options.bash_sandbox.unwrap_or_default();
     config.sandbox.network = options.bash_network;
+    config.sandbox.network_for = options.bash_network_for.clone();
     // The server's own stores are not for commands to read: the agent store (with its
     // SQLite side files), or the whole `.toolsmith` directory where it is the default.
     match &options.store {

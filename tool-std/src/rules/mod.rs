@@ -432,6 +432,23 @@ impl Subjects {
     }
 }
 
+/// Whether every simple command of `command` matches one of `patterns` (command patterns as
+/// `bash` rules write them), from its first word, or from its program after wrappers alone;
+/// `false` for an empty command or no patterns.
+pub(crate) fn every_part_matches(command: &str, patterns: &[String]) -> bool {
+    if patterns.is_empty() {
+        return false;
+    }
+    let patterns: Vec<CommandPattern> = patterns.iter().map(|p| CommandPattern::new(p)).collect();
+    let parts = command_parts(command);
+    !parts.is_empty()
+        && parts.iter().all(|part| {
+            patterns
+                .iter()
+                .any(|p| p.matches(&part.all) || part.plain_prefix && p.matches(&part.program))
+        })
+}
+
 /// Redirect targets that write no file.
 const HARMLESS_REDIRECTS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "-"];
 
@@ -539,4 +556,25 @@ fn host_of(url: &str) -> Option<String> {
             .trim_end_matches(']')
             .to_ascii_lowercase()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::every_part_matches;
+
+    #[test]
+    fn every_part_must_match_a_pattern() {
+        let p = vec!["cargo fetch*".to_owned(), "npm install *".to_owned()];
+        assert!(every_part_matches("cargo fetch", &p));
+        assert!(every_part_matches(
+            "cargo fetch && npm install left-pad",
+            &p
+        ));
+        assert!(every_part_matches("nohup cargo fetch", &p));
+        assert!(!every_part_matches("cargo fetch && curl x", &p));
+        assert!(!every_part_matches("cargo fetch $(curl x)", &p));
+        assert!(!every_part_matches("FOO=1 cargo fetch", &p));
+        assert!(!every_part_matches("", &p));
+        assert!(!every_part_matches("cargo fetch", &[]));
+    }
 }

@@ -244,7 +244,7 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
     let mut env = config.child_env();
     let shell = process::program_path(&config.shell, &env);
     let sandbox = if config.runs_sandboxed() {
-        Some(Sandboxed::prepare(&config, &ws, &cwd).await?)
+        Some(Sandboxed::prepare(&config, &ws, &cwd, command).await?)
     } else {
         None
     };
@@ -388,8 +388,10 @@ impl Sandboxed {
         config: &ShellConfig,
         ws: &Workspace,
         cwd: &std::path::Path,
+        command: &str,
     ) -> Result<Sandboxed, ToolError> {
         let sandbox_config = config.sandbox.clone();
+        let network = sandbox_config.network_for_command(command);
         let writable: Vec<std::path::PathBuf> = ws
             .roots()
             .iter()
@@ -421,7 +423,7 @@ impl Sandboxed {
                     writable: &writable,
                     denied: &denied,
                     protected: &sandbox_config.protected,
-                    network: sandbox_config.network,
+                    network,
                 },
                 &dir,
             )

@@ -90,3 +90,27 @@ async fn the_network_flag_lets_commands_connect() {
         "VSOCK: {out}"
     );
 }
+
+#[tokio::test]
+async fn commands_matching_network_for_get_the_network_and_others_do_not() {
+    let mut config = ShellConfig::default();
+    config.sandbox.network_for = vec!["python3 *".to_owned()];
+    let e = Escape::with(config);
+    let v4 = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = v4.local_addr().unwrap().port();
+    let connect =
+        format!("python3 -c \"import socket; socket.create_connection(('127.0.0.1', {port}), 2)\"");
+    // Every part is python3: it connects.
+    let out = e.run(&connect).await;
+    assert_eq!(out["return_code"], 0, "{out}");
+    assert!(reached(&v4), "{out}");
+    // Another program, alone or beside python3: no network for the whole line.
+    for command in [
+        format!("echo hi > /dev/tcp/127.0.0.1/{port}"),
+        format!("true && {connect}"),
+        format!("{connect}; echo hi > /dev/tcp/127.0.0.1/{port}"),
+    ] {
+        let out = e.attempt(&command, &command).await;
+        assert!(!reached(&v4), "{command}: {out}");
+    }
+}

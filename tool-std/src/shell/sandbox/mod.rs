@@ -206,6 +206,11 @@ pub struct SandboxConfig {
     pub mode: SandboxMode,
     /// Whether commands may open `AF_INET`/`AF_INET6` sockets (default `false`).
     pub network: bool,
+    /// Command patterns that get the network when [`network`](Self::network) is off
+    /// (`cargo fetch*`, `npm install*`): a command line gets it when every simple command in
+    /// it matches one, word by word as an `allow` rule of `tool_std::rules` matches
+    /// (`cargo fetch && curl x` does not).
+    pub network_for: Vec<String>,
     /// Paths commands may not read, beyond [`DEFAULT_DENY_READ`]; a path starting with `~/`
     /// is taken beneath the server's home directory. Paths that do not exist are skipped.
     pub deny_read: Vec<PathBuf>,
@@ -221,6 +226,7 @@ impl Default for SandboxConfig {
         SandboxConfig {
             mode: SandboxMode::On,
             network: false,
+            network_for: Vec::new(),
             deny_read: Vec::new(),
             protected: DEFAULT_PROTECTED.iter().map(|s| (*s).to_owned()).collect(),
             helper: None,
@@ -234,6 +240,12 @@ impl SandboxConfig {
     /// never run unsandboxed.
     pub fn runs_sandboxed(&self) -> bool {
         self.mode == SandboxMode::On
+    }
+
+    /// Whether `command` may use the network: [`network`](Self::network), or every part of
+    /// it matches a pattern of [`network_for`](Self::network_for).
+    pub fn network_for_command(&self, command: &str) -> bool {
+        self.network || crate::rules::every_part_matches(command, &self.network_for)
     }
 
     /// The helper program: [`SandboxConfig::helper`]; else this executable when its `main`
