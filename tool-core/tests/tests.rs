@@ -42,12 +42,13 @@ mod runtime {
 }
 
 /// A tool and what it is made of: the typed tool and its erasure, the spec, the registry,
-/// errors, rendering and the context.
+/// tool selections, errors, rendering and the context.
 mod tool {
     mod context;
     mod errors;
     mod registry;
     mod render;
+    mod selection;
     mod spec;
     mod typed;
 }

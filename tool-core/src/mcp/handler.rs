@@ -39,16 +39,17 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    /// The tools of `runtime`'s registry offered in mode `mcp`, exported once.
+    /// The tools of `runtime`'s registry offered in mode `mcp` (and selected by the session
+    /// configuration's [`tools`](crate::SessionConfig::tools), when set), exported once.
     pub(crate) fn new(
         runtime: Runtime,
         options: &ServeOptions,
     ) -> Result<Shared, super::ServeError> {
         let mut tools = Vec::new();
-        for entry in runtime.registry().iter() {
-            if !entry.spec().supports_mode(Mode::Mcp) {
-                continue;
-            }
+        for entry in runtime
+            .registry()
+            .offered(Mode::Mcp, options.session.tools.as_ref())
+        {
             let mut value = crate::provider::mcp::tool(entry.spec())
                 .map_err(|e| super::ServeError::Export(e.to_string()))?;
             for key in ["inputSchema", "outputSchema"] {
