@@ -8,10 +8,12 @@
 //! The binary is also the `bash` sandbox's helper: started with that `argv[0]`, `main` hands
 //! over to `tool_std::shell::sandbox::dispatch` before anything else.
 
+mod agents;
 mod args;
 mod host;
 mod logs;
 mod serve;
+mod tools;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -23,12 +25,12 @@ use tool_core::provider::{Format, export_all};
 use tool_core::{
     ApproveAll, Mode, Permission, Registry, Runtime, SessionConfig, ToolCall, ToolFilter, ToolSpec,
 };
-use tool_std::prompt::{AgentStore, PromptContext, SqliteAgentStore};
+use tool_std::prompt::{Agent, AgentStore, PromptContext};
 
-use args::{Cli, Command, GlobalOptions};
+use args::{Cli, Command, GlobalOptions, SelectionArgs};
 
 /// The account agents named with `--agent` belong to.
-const CLI_ACCOUNT: &str = "default";
+pub(crate) const CLI_ACCOUNT: &str = "default";
 
 fn main() -> ExitCode {
     // Started as the bash sandbox's helper, this process restricts itself and becomes the
@@ -57,7 +59,7 @@ fn fail(code: u8, message: &str) -> ExitCode {
 
 pub(crate) use logs::notice;
 
-fn print_text(text: &str) -> ExitCode {
+pub(crate) fn print_text(text: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{text}") {
         Ok(()) => ExitCode::SUCCESS,
@@ -65,7 +67,7 @@ fn print_text(text: &str) -> ExitCode {
     }
 }
 
-fn print_json(value: &Value) -> Result<(), String> {
+pub(crate) fn print_json(value: &Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{text}").map_err(|e| e.to_string())
@@ -90,13 +92,20 @@ async fn run(cli: Cli) -> ExitCode {
         Err(e) => return fail(2, &e.to_string()),
     };
     match cli.command {
-        Command::List { format, toolset } => {
+        Command::List { format, select } => {
             if let Ok(shell) = host::shell_config(&cli.options) {
                 notice(&host::sandbox_notice(&shell));
             }
+            let agent = match tools::lookup_agent(&cli.options).await {
+                Ok(a) => a,
+                Err(e) => return fail(2, &e),
+            };
             let mut filter = ToolFilter::all();
             filter.mode = mode;
-            filter.toolset = toolset;
+            match tools::offered(&registry, &select, agent.as_ref()) {
+                Ok(selected) => filter.selected = selected,
+                Err(e) => return fail(2, &e),
+            }
             let specs: Vec<&ToolSpec> = registry.filter(&filter).map(|e| &**e.spec()).collect();
             export(&specs, &format)
         }
@@ -114,25 +123,36 @@ async fn run(cli: Cli) -> ExitCode {
             name,
             arguments,
             args_file,
+            select,
         } => {
             let arguments = match serve::read_arguments(arguments, args_file.as_deref()) {
                 Ok(a) => a,
                 Err(e) => return fail(2, &e),
             };
-            call(
-                registry,
-                &cli.options,
-                mode.unwrap_or(Mode::Cli),
-                name,
-                arguments,
-            )
-            .await
+            let mode = mode.unwrap_or(Mode::Cli);
+            call(registry, &cli.options, &select, mode, name, arguments).await
         }
         Command::Serve {
             http,
             token,
             no_activity,
-        } => serve::serve(registry, &cli.options, http, token, !no_activity).await,
+            select,
+        } => serve::serve(registry, &cli.options, &select, http, token, !no_activity).await,
+        Command::Agents {
+            set_tools,
+            enable_tools,
+            disable_tools,
+            all_tools,
+            json,
+        } => {
+            let edit = agents::Edit {
+                set: set_tools,
+                enable: enable_tools,
+                disable: disable_tools,
+                all: all_tools,
+            };
+            agents::agents(&registry, &cli.options, edit, json).await
+        }
         Command::MigrateTools {
             rollback,
             dry_run,
@@ -165,14 +185,14 @@ fn needs_agent_store(spec: &ToolSpec) -> bool {
         })
 }
 
-async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String> {
+/// The prompt tools' context over the agent store, and the agent `--agent` names (created on
+/// first use).
+async fn prompt_context(options: &GlobalOptions) -> Result<(PromptContext, Option<Agent>), String> {
     let roots = host::roots(options)?;
     let path = host::store_path(options, &roots);
-    let store = SqliteAgentStore::open(&path)
-        .await
-        .map_err(|e| format!("cannot open the agent store at {}: {e}", path.display()))?;
-    let store: Arc<dyn AgentStore> = Arc::new(store);
+    let store: Arc<dyn AgentStore> = tools::open_store(&path).await?;
     let mut context = PromptContext::new(store.clone());
+    let mut current = None;
     if let Some(name) = &options.agent {
         let agent = store
             .get_or_create(CLI_ACCOUNT, name)
@@ -185,13 +205,15 @@ async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String
             ));
         }
         context = context.with_agent(&agent);
+        current = Some(agent);
     }
-    Ok(context)
+    Ok((context, current))
 }
 
 async fn call(
     registry: Registry,
     options: &GlobalOptions,
+    select: &SelectionArgs,
     mode: Mode,
     name: String,
     arguments: Option<String>,
@@ -211,16 +233,31 @@ async fn call(
         Ok(s) => s,
         Err(e) => return fail(2, &e),
     };
-    let mut builder = Runtime::builder(Arc::new(registry))
+    let registry = Arc::new(registry);
+    let mut builder = Runtime::builder(registry.clone())
         .service(Arc::new(web))
         .service(Arc::new(workspace))
         .service(Arc::new(shell));
-    if store_needed {
+    let agent = if store_needed {
         match prompt_context(options).await {
-            Ok(context) => builder = builder.service(Arc::new(context)),
+            Ok((context, agent)) => {
+                builder = builder.service(Arc::new(context));
+                agent
+            }
             Err(e) => return fail(2, &e),
         }
-    }
+    } else {
+        match tools::lookup_agent(options).await {
+            Ok(agent) => agent,
+            Err(e) => return fail(2, &e),
+        }
+    };
+    // The flags' selection and the agent's enabled tools: a call of any other tool is
+    // refused with the tools offered.
+    let selected = match tools::offered(&registry, select, agent.as_ref()) {
+        Ok(s) => s,
+        Err(e) => return fail(2, &e),
+    };
     if options.approve {
         builder = builder.approver(ApproveAll);
     }
@@ -228,6 +265,9 @@ async fn call(
     let mut config = SessionConfig::default().mode(mode).turns(false);
     if let Some(agent) = &options.agent {
         config = config.agent(agent.as_str());
+    }
+    if let Some(selected) = selected {
+        config = config.tools(selected);
     }
     let session = runtime.session_with(config);
     let arguments = arguments.unwrap_or_else(|| "{}".to_owned());

@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use tool_core::http::activity::Activity;
 use tool_core::mcp::{HttpServer, ServeOptions};
-use tool_core::{ApproveAll, Registry, Runtime};
+use tool_core::{ApproveAll, Registry, Runtime, SelectedTools};
 
-use crate::args::GlobalOptions;
-use crate::{fail, host, notice, prompt_context};
+use crate::args::{GlobalOptions, SelectionArgs};
+use crate::{fail, host, notice, prompt_context, tools};
 
 /// The most bytes of arguments read from stdin or a file (the runtime's own limit on a
 /// call's arguments is what refuses them; this only keeps the read bounded).
@@ -52,8 +52,14 @@ pub(crate) fn read_arguments(
     }
 }
 
-/// The runtime `serve` offers: every tool with its host services, approval per `--approve`.
-async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime, String> {
+/// The runtime `serve` offers: every tool with its host services, approval per `--approve`;
+/// and the tools its sessions are offered (the selection flags and the agent's enabled tools;
+/// `None` for every tool).
+async fn runtime(
+    registry: Registry,
+    options: &GlobalOptions,
+    select: &SelectionArgs,
+) -> Result<(Runtime, Option<SelectedTools>), String> {
     let web = host::web_config(options)?;
     let workspace = host::workspace(options)?;
     // Temporary files of writes killed mid-way (a bounded walk; each write cleans its own
@@ -67,7 +73,12 @@ async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime,
     }
     let shell = host::shell_config(options)?;
     notice(&host::sandbox_notice(&shell));
-    let prompts = prompt_context(options).await?;
+    let (prompts, agent) = prompt_context(options).await?;
+    let selected = tools::offered(&registry, select, agent.as_ref())?;
+    tools::require_some(&selected, agent.as_ref())?;
+    if let Some(s) = &selected {
+        notice(&format!("offering {} tool(s): {s}", s.len()));
+    }
     let mut builder = Runtime::builder(Arc::new(registry))
         .service(Arc::new(web))
         .service(Arc::new(workspace))
@@ -77,13 +88,14 @@ async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime,
         // MCP hosts ask their user before a call: `--approve` trusts them to.
         builder = builder.approver(ApproveAll);
     }
-    Ok(builder.build())
+    Ok((builder.build(), selected))
 }
 
 /// Runs `toolsmith serve`.
 pub(crate) async fn serve(
     registry: Registry,
     options: &GlobalOptions,
+    select: &SelectionArgs,
     http: Option<String>,
     token: Option<String>,
     activity_page: bool,
@@ -106,8 +118,14 @@ pub(crate) async fn serve(
     {
         return fail(2, &e.to_string());
     }
-    let runtime = match runtime(registry, options).await {
-        Ok(r) => r,
+    let runtime = match runtime(registry, options, select).await {
+        Ok((r, selected)) => {
+            if let Some(selected) = selected {
+                let session = serve_options.session.clone().tools(selected);
+                serve_options = serve_options.session(session);
+            }
+            r
+        }
         Err(e) => return fail(2, &e),
     };
     let Some(addr) = addr else {
