@@ -20,6 +20,7 @@ mod cli {
     mod examples;
     mod sandbox;
     mod shell;
+    mod tools;
 }
 
 /// `#[tool]`, `#[derive(Action)]` and `#[action]`: what they generate, seed 000's tools
