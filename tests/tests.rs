@@ -46,6 +46,7 @@ mod mcp {
     mod listing;
     mod memory;
     mod replicas;
+    mod selection;
     mod serve;
     mod sessions;
     mod state;
