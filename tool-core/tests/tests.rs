@@ -18,8 +18,10 @@ mod activity {
     mod stores;
 }
 
-/// Provider formats: export, import, result messages, round trips and the property test.
+/// Provider formats: export (deferred loading and namespaces included), import, result
+/// messages, round trips and the property test.
 mod provider {
+    mod deferred;
     mod export;
     mod import_json;
     mod import_shapes;
