@@ -501,3 +501,78 @@ fn an_agent_enabling_a_tool_that_is_not_here_is_refused_with_the_fix() {
     let out = toolsmith_in(d, &["--agent", "Stale", "list"]);
     assert_eq!(listed(&out, "json"), ["read_file"]);
 }
+
+#[test]
+fn list_defers_tools_and_groups_namespaces_in_the_formats_with_a_tool_search() {
+    use crate::support::fixtures::tool_search::check_tool_search_list;
+    use toolsmith::provider::Format;
+
+    let dir = tempfile::tempdir().expect("dir");
+    let out = toolsmith_in(
+        dir.path(),
+        &[
+            "list",
+            "--format",
+            "anthropic",
+            "--toolset",
+            "file,search",
+            "--defer-toolsets",
+            "search",
+            "--defer-tools",
+            "read",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let list = json(&out);
+    assert_eq!(
+        check_tool_search_list(Format::Anthropic, &list),
+        Vec::<String>::new()
+    );
+    let deferred: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t.get("defer_loading") == Some(&json!(true)))
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(deferred, ["glob", "grep", "read_file", "search"]);
+    assert_eq!(
+        list.as_array().unwrap().last().unwrap()["name"],
+        "tool_search_tool_regex"
+    );
+
+    let out = toolsmith_in(
+        dir.path(),
+        &[
+            "list",
+            "--format",
+            "openai-responses",
+            "--namespace-by-toolset",
+            "--defer-all",
+            "--tool-search",
+            "bm25",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let list = json(&out);
+    assert_eq!(
+        check_tool_search_list(Format::OpenaiResponses, &list),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        list.as_array().unwrap().last().unwrap(),
+        &json!({"type": "tool_search"})
+    );
+
+    // Unknown names are usage errors; other formats are unchanged by the flags.
+    let out = toolsmith_in(dir.path(), &["list", "--defer-tools", "gerp"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("did you mean `grep`?"),
+        "{}",
+        stderr(&out)
+    );
+    let plain = toolsmith_in(dir.path(), &["list", "--format", "gemini"]);
+    let deferred = toolsmith_in(dir.path(), &["list", "--format", "gemini", "--defer-all"]);
+    assert_eq!(plain.stdout, deferred.stdout);
+}

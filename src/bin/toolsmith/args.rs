@@ -94,6 +94,8 @@ pub(crate) enum Command {
         format: String,
         #[command(flatten)]
         select: SelectionArgs,
+        #[command(flatten)]
+        deferred: DeferArgs,
     },
     /// Print one tool's definition (aliases resolve).
     Schema {
@@ -200,6 +202,30 @@ pub(crate) struct SelectionArgs {
     /// selects them.
     #[arg(long = "exclude-tools", value_name = "NAME", value_delimiter = ',')]
     pub(crate) exclude_tools: Vec<String>,
+}
+
+/// Deferred loading in the formats with a tool search (`anthropic`, `openai-responses`): the
+/// tools marked `defer_loading` stay out of the model's context until its search finds them.
+#[derive(Debug, Args, Default, Clone)]
+pub(crate) struct DeferArgs {
+    /// Defer these tools, by name or alias (repeatable or comma-separated), besides those
+    /// declared `defer_loading`.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub(crate) defer_tools: Vec<String>,
+    /// Defer every tool of these toolsets (repeatable or comma-separated).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub(crate) defer_toolsets: Vec<String>,
+    /// Defer every tool.
+    #[arg(long)]
+    pub(crate) defer_all: bool,
+    /// openai-responses: group each tool in a namespace named after its first toolset
+    /// (unless it declares its own).
+    #[arg(long)]
+    pub(crate) namespace_by_toolset: bool,
+    /// The tool search tool added when a tool is deferred: regex, bm25 (Anthropic's
+    /// variants; OpenAI has one) or none (the host brings its own).
+    #[arg(long, value_name = "KIND", default_value = "regex", value_parser = ["regex", "bm25", "none"])]
+    pub(crate) tool_search: String,
 }
 
 /// A positive, finite number of seconds.

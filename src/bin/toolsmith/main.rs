@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use clap::Parser;
 use serde_json::Value;
-use tool_core::provider::{Format, export_all};
+use tool_core::provider::{ExportOptions, Format, export_all_with};
 use tool_core::{
     ApproveAll, Mode, Permission, Registry, Runtime, SessionConfig, ToolCall, ToolFilter, ToolSpec,
 };
@@ -92,7 +92,11 @@ async fn run(cli: Cli) -> ExitCode {
         Err(e) => return fail(2, &e.to_string()),
     };
     match cli.command {
-        Command::List { format, select } => {
+        Command::List {
+            format,
+            select,
+            deferred,
+        } => {
             if let Ok(shell) = host::shell_config(&cli.options) {
                 notice(&host::sandbox_notice(&shell));
             }
@@ -106,11 +110,15 @@ async fn run(cli: Cli) -> ExitCode {
                 Ok(selected) => filter.selected = selected,
                 Err(e) => return fail(2, &e),
             }
+            let options = match tools::export_options(&registry, &deferred) {
+                Ok(o) => o,
+                Err(e) => return fail(2, &e),
+            };
             let specs: Vec<&ToolSpec> = registry.filter(&filter).map(|e| &**e.spec()).collect();
-            export(&specs, &format)
+            export(&specs, &format, &options)
         }
         Command::Schema { name, format } => match registry.get(&name) {
-            Some(entry) => export(&[&**entry.spec()], &format),
+            Some(entry) => export(&[&**entry.spec()], &format, &ExportOptions::new()),
             None => {
                 let names: Vec<&str> = registry.iter().map(|e| e.name()).collect();
                 fail(
@@ -161,12 +169,12 @@ async fn run(cli: Cli) -> ExitCode {
     }
 }
 
-fn export(specs: &[&ToolSpec], format: &str) -> ExitCode {
+fn export(specs: &[&ToolSpec], format: &str, options: &ExportOptions) -> ExitCode {
     let format: Format = match format.parse() {
         Ok(f) => f,
         Err(e) => return fail(2, &e.to_string()),
     };
-    match export_all(specs.iter().copied(), format) {
+    match export_all_with(specs.iter().copied(), format, options) {
         Ok(exported) => print_text(&exported.to_pretty()),
         Err(e) => fail(1, &e.to_string()),
     }

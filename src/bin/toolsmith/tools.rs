@@ -10,10 +10,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use tool_core::provider::{ExportOptions, ToolSearch};
 use tool_core::{Registry, SelectedTools, ToolSelection};
 use tool_std::prompt::{Agent, AgentStore, SqliteAgentStore};
 
-use crate::args::{GlobalOptions, SelectionArgs};
+use crate::args::{DeferArgs, GlobalOptions, SelectionArgs};
 use crate::{CLI_ACCOUNT, host};
 
 /// The selection the flags make (every tool when none is given).
@@ -65,6 +66,43 @@ pub(crate) fn offered(
         (Some(f), Some(a)) => Some(f.intersection(&a)),
         (f, a) => f.or(a),
     })
+}
+
+/// The export options `list`'s deferral flags ask for; names and toolsets are checked (an
+/// alias is deferred as the tool it names).
+pub(crate) fn export_options(
+    registry: &Registry,
+    args: &DeferArgs,
+) -> Result<ExportOptions, String> {
+    let mut options = ExportOptions::new();
+    let named = ToolSelection::all()
+        .tools(args.defer_tools.iter().map(|s| s.trim()))
+        .toolsets(args.defer_toolsets.iter().map(|s| s.trim()));
+    if !named.is_all() {
+        named
+            .resolve(registry)
+            .map_err(|e| format!("--defer-tools/--defer-toolsets: {e}"))?;
+    }
+    for name in &args.defer_tools {
+        if let Some(e) = registry.get(name.trim()) {
+            options = options.defer_tool(e.name());
+        }
+    }
+    for t in &args.defer_toolsets {
+        options = options.defer_toolset(t.trim());
+    }
+    if args.defer_all {
+        options = options.defer_all();
+    }
+    if args.namespace_by_toolset {
+        options = options.namespace_by_toolset();
+    }
+    options = options.tool_search(match args.tool_search.as_str() {
+        "bm25" => ToolSearch::Bm25,
+        "none" => ToolSearch::None,
+        _ => ToolSearch::Regex,
+    });
+    Ok(options)
 }
 
 /// Refuses to serve nothing: a selection that leaves no tool is a mistake worth saying.

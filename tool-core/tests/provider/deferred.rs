@@ -305,3 +305,20 @@ fn the_list_check_catches_shapes_the_providers_refuse() {
         );
     }
 }
+
+#[test]
+fn a_call_of_a_namespaced_tool_imports_by_its_function_name() {
+    use tool_core::provider::Importer;
+    let registry = fixtures::fixture_registry();
+    let importer = Importer::new(&registry);
+    let item = json!({
+        "type": "function_call",
+        "call_id": "fc_1",
+        "namespace": "files",
+        "name": "ping",
+        "arguments": "{}"
+    });
+    let imported = importer.responses_function_call(&item).expect("imports");
+    assert_eq!(imported.call.name, "ping");
+    assert_eq!(imported.call.id, "fc_1");
+}
