@@ -155,24 +155,25 @@ impl ToolSelection {
             return Err(SelectionError::too_many(count));
         }
         let mut err = SelectionError::default();
+        let details = &mut *err.0;
         let known_toolsets = registry.toolsets();
         for t in &self.toolsets {
-            if !known_toolsets.iter().any(|k| k == t) && !err.unknown_toolsets.contains(t) {
-                err.unknown_toolsets.push(t.clone());
+            if !known_toolsets.iter().any(|k| k == t) && !details.unknown_toolsets.contains(t) {
+                details.unknown_toolsets.push(t.clone());
             }
         }
         let mut lookup = |name: &String| match registry.get(name) {
             Some(e) => Some(e.name().to_owned()),
             None => {
-                if !err.unknown_tools.contains(name) {
-                    err.unknown_tools.push(name.clone());
+                if !details.unknown_tools.contains(name) {
+                    details.unknown_tools.push(name.clone());
                 }
                 None
             }
         };
         let named: Vec<String> = self.tools.iter().filter_map(&mut lookup).collect();
         let excluded: Vec<String> = self.exclude.iter().filter_map(&mut lookup).collect();
-        if !err.unknown_tools.is_empty() || !err.unknown_toolsets.is_empty() {
+        if !details.unknown_tools.is_empty() || !details.unknown_toolsets.is_empty() {
             err.fill(registry, &known_toolsets);
             return Err(err);
         }
@@ -268,7 +269,11 @@ impl fmt::Display for SelectedTools {
 /// Why a [`ToolSelection`] does not resolve: every unknown tool and toolset at once, with
 /// what is valid.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SelectionError {
+pub struct SelectionError(Box<Details>);
+
+/// What a [`SelectionError`] holds (boxed: an error is rare, a `Result` common).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Details {
     unknown_tools: Vec<String>,
     unknown_toolsets: Vec<String>,
     /// `(unknown, nearest)` for each unknown tool that has a near name.
@@ -280,81 +285,82 @@ pub struct SelectionError {
 
 impl SelectionError {
     fn too_many(count: usize) -> Self {
-        SelectionError {
+        SelectionError(Box::new(Details {
             too_many: Some(count),
-            ..Self::default()
-        }
+            ..Details::default()
+        }))
     }
 
     /// Adds what is valid and the nearest names.
     fn fill(&mut self, registry: &Registry, toolsets: &[String]) {
-        self.valid_tools = registry.iter().map(|e| e.name().to_owned()).collect();
-        self.valid_toolsets = toolsets.to_vec();
+        let d = &mut *self.0;
+        d.valid_tools = registry.iter().map(|e| e.name().to_owned()).collect();
+        d.valid_toolsets = toolsets.to_vec();
         let aliases: Vec<&str> = registry
             .iter()
             .flat_map(|e| e.spec().aliases.iter().map(|a| a.as_ref()))
             .collect();
-        for name in &self.unknown_tools {
-            let candidates = self
+        for name in &d.unknown_tools {
+            let candidates = d
                 .valid_tools
                 .iter()
                 .map(String::as_str)
                 .chain(aliases.iter().copied());
             if let Some(n) = nearest(name, candidates) {
                 let tool = registry.get(n).map_or(n, |e| e.name());
-                self.near_tools.push((name.clone(), tool.to_owned()));
+                d.near_tools.push((name.clone(), tool.to_owned()));
             }
         }
     }
 
     /// The tool names (or aliases) no tool answers to, as given.
     pub fn unknown_tools(&self) -> &[String] {
-        &self.unknown_tools
+        &self.0.unknown_tools
     }
 
     /// The toolsets no tool belongs to, as given.
     pub fn unknown_toolsets(&self) -> &[String] {
-        &self.unknown_toolsets
+        &self.0.unknown_toolsets
     }
 
     /// The names of the registry's tools.
     pub fn valid_tools(&self) -> &[String] {
-        &self.valid_tools
+        &self.0.valid_tools
     }
 
     /// The registry's toolsets.
     pub fn valid_toolsets(&self) -> &[String] {
-        &self.valid_toolsets
+        &self.0.valid_toolsets
     }
 }
 
 impl fmt::Display for SelectionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(n) = self.too_many {
+        if let Some(n) = self.0.too_many {
             return write!(
                 f,
                 "a tool selection names {n} tools and toolsets; the limit is {MAX_SELECTION_NAMES}"
             );
         }
         let mut parts = Vec::new();
-        for name in &self.unknown_tools {
-            let near = self.near_tools.iter().find(|(u, _)| u == name);
+        for name in &self.0.unknown_tools {
+            let near = self.0.near_tools.iter().find(|(u, _)| u == name);
             parts.push(match near {
                 Some((_, n)) => format!("no tool is called `{name}` (did you mean `{n}`?)"),
                 None => format!("no tool is called `{name}`"),
             });
         }
-        if !self.unknown_tools.is_empty() {
+        if !self.0.unknown_tools.is_empty() {
             parts.push(format!(
                 "the tools (names or their aliases): {}",
-                list(&self.valid_tools)
+                list(&self.0.valid_tools)
             ));
         }
-        for name in &self.unknown_toolsets {
+        for name in &self.0.unknown_toolsets {
             parts.push(format!("no tool belongs to a toolset `{name}`"));
         }
-        if !self.unknown_toolsets.is_empty() {
-            parts.push(format!("the toolsets: {}", list(&self.valid_toolsets)));
+        if !self.0.unknown_toolsets.is_empty() {
+            parts.push(format!("the toolsets: {}", list(&self.0.valid_toolsets)));
         }
         f.write_str(&parts.join("; "))
     }
