@@ -16,6 +16,7 @@ mod activity {
 
 /// The `toolsmith` command line and the examples, run as programs.
 mod cli {
+    mod agents;
     mod commands;
     mod examples;
     mod sandbox;
