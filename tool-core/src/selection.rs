@@ -1,52 +1,4 @@
-//! Which tools a session is offered and may call: [`ToolSelection`] names them (toolsets,
-//! tools or their aliases, exclusions); [`SelectedTools`] is that choice resolved against a
-//! [`Registry`].
-//!
-//! A host picks the tools an agent needs rather than offering every tool it has: each tool
-//! definition costs the model tokens on every request, and a tool the agent should not use
-//! is better refused than merely hidden. So a selection does both: a session configured with
-//! one ([`SessionConfig::tools`](crate::SessionConfig::tools)) lists only the selected tools
-//! (`tools/list` over MCP, [`Session::offered`](crate::Session::offered)), and its runtime
-//! refuses a call of any other tool with a `permission_error` naming the tools it does offer.
-//!
-//! The rules of [`ToolSelection::resolve`]:
-//!
-//! - With no toolset and no tool named, the selection starts from every tool of the registry;
-//!   otherwise from the tools of the named toolsets plus the named tools.
-//! - The excluded tools are then removed. Exclusion wins over inclusion.
-//! - A name may be a tool's name or one of its aliases (`read` for `read_file`); either way
-//!   the tool itself is selected or excluded.
-//! - A name no tool answers to, or a toolset no tool belongs to, is an error listing every
-//!   such mistake at once, with the valid names and the nearest one.
-//!
-//! Two selections combine with [`SelectedTools::intersection`]: a command line's flags and
-//! the configured agent's enabled tools, or (later) a principal's toolsets and an agent's.
-//!
-//! ```
-//! use tool_core::{Registry, ToolSelection, ToolSpec, Tool, ToolContext, ToolError, NoArgs, Render};
-//!
-//! # #[derive(serde::Serialize, schemars::JsonSchema)] struct Done { ok: bool }
-//! # impl Render for Done {}
-//! # struct T(&'static str, &'static str, &'static str);
-//! # impl Tool for T {
-//! #     type Input = NoArgs; type Output = Done;
-//! #     fn spec(&self) -> ToolSpec { ToolSpec::new(self.0, "A tool.").toolset(self.1).alias(self.2) }
-//! #     async fn call(&self, _: &ToolContext, _: NoArgs) -> Result<Done, ToolError> { Ok(Done { ok: true }) }
-//! # }
-//! let registry = Registry::builder()
-//!     .register(T("read_file", "file", "read"))
-//!     .register(T("delete_file", "file", "rm"))
-//!     .register(T("bash", "shell", "sh"))
-//!     .build()?;
-//!
-//! let selected = ToolSelection::all().toolset("file").exclude("rm").resolve(&registry)?;
-//! assert_eq!(selected.names().collect::<Vec<_>>(), ["read_file"]);
-//!
-//! let err = ToolSelection::all().tool("raed_file").resolve(&registry).unwrap_err();
-//! assert_eq!(err.unknown_tools(), ["raed_file"]);
-//! assert!(err.to_string().contains("did you mean `read_file`?"));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Tool selections: [`ToolSelection`] and [`SelectedTools`].
 
 use std::collections::BTreeSet;
 use std::fmt;
@@ -62,9 +14,54 @@ use crate::validate::nearest;
 pub const MAX_SELECTION_NAMES: usize = 4096;
 
 /// A choice of tools by toolset, name or alias, with exclusions; unresolved until
-/// [`resolve`](Self::resolve) checks it against a registry. See the [module docs](self).
-///
+/// [`resolve`](Self::resolve) checks it against a registry into [`SelectedTools`].
 /// `Default` (and [`all`](Self::all)) selects every tool.
+///
+/// A host picks the tools an agent needs rather than offering every tool it has: each tool
+/// definition costs the model tokens on every request, and a tool the agent should not use
+/// is better refused than merely hidden. So a selection does both: a session configured with
+/// one ([`SessionConfig::tools`](field@crate::SessionConfig::tools)) lists only the selected tools
+/// (`tools/list` over MCP, [`Session::offered`](crate::Session::offered)), and its runtime
+/// refuses a call of any other tool with a `permission_error` naming the tools it does offer.
+///
+/// The rules of [`ToolSelection::resolve`]:
+///
+/// - With no toolset and no tool named, the selection starts from every tool of the registry;
+///   otherwise from the tools of the named toolsets plus the named tools.
+/// - The excluded tools are then removed. Exclusion wins over inclusion.
+/// - A name may be a tool's name or one of its aliases (`read` for `read_file`); either way
+///   the tool itself is selected or excluded.
+/// - A name no tool answers to, or a toolset no tool belongs to, is an error listing every
+///   such mistake at once, with the valid names and the nearest one.
+///
+/// Two selections combine with [`SelectedTools::intersection`]: a command line's flags and
+/// the configured agent's enabled tools, or (later) a principal's toolsets and an agent's.
+///
+/// ```
+/// use tool_core::{Registry, ToolSelection, ToolSpec, Tool, ToolContext, ToolError, NoArgs, Render};
+///
+/// # #[derive(serde::Serialize, schemars::JsonSchema)] struct Done { ok: bool }
+/// # impl Render for Done {}
+/// # struct T(&'static str, &'static str, &'static str);
+/// # impl Tool for T {
+/// #     type Input = NoArgs; type Output = Done;
+/// #     fn spec(&self) -> ToolSpec { ToolSpec::new(self.0, "A tool.").toolset(self.1).alias(self.2) }
+/// #     async fn call(&self, _: &ToolContext, _: NoArgs) -> Result<Done, ToolError> { Ok(Done { ok: true }) }
+/// # }
+/// let registry = Registry::builder()
+///     .register(T("read_file", "file", "read"))
+///     .register(T("delete_file", "file", "rm"))
+///     .register(T("bash", "shell", "sh"))
+///     .build()?;
+///
+/// let selected = ToolSelection::all().toolset("file").exclude("rm").resolve(&registry)?;
+/// assert_eq!(selected.names().collect::<Vec<_>>(), ["read_file"]);
+///
+/// let err = ToolSelection::all().tool("raed_file").resolve(&registry).unwrap_err();
+/// assert_eq!(err.unknown_tools(), ["raed_file"]);
+/// assert!(err.to_string().contains("did you mean `read_file`?"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolSelection {
@@ -147,7 +144,7 @@ impl ToolSelection {
         self.toolsets.is_empty() && self.tools.is_empty() && self.exclude.is_empty()
     }
 
-    /// The tools of `registry` this selection chooses (see the [module docs](self) for the
+    /// The tools of `registry` this selection chooses (see the [type docs](Self) for the
     /// rules), or every name and toolset that `registry` does not know.
     pub fn resolve(&self, registry: &Registry) -> Result<SelectedTools, SelectionError> {
         let count = self.toolsets.len() + self.tools.len() + self.exclude.len();
@@ -200,7 +197,7 @@ impl ToolSelection {
 /// Cheap to clone.
 ///
 /// It holds names, not tools: hand it to a session of the runtime whose registry it was
-/// resolved against ([`SessionConfig::tools`](crate::SessionConfig::tools)), and filter
+/// resolved against ([`SessionConfig::tools`](field@crate::SessionConfig::tools)), and filter
 /// listings with [`ToolFilter::selected`](crate::ToolFilter::selected).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SelectedTools {

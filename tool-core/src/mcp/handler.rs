@@ -40,7 +40,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     /// The tools of `runtime`'s registry offered in mode `mcp` (and selected by the session
-    /// configuration's [`tools`](crate::SessionConfig::tools), when set), exported once.
+    /// configuration's [`tools`](field@crate::SessionConfig::tools), when set), exported once.
     pub(crate) fn new(
         runtime: Runtime,
         options: &ServeOptions,

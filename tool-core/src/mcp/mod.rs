@@ -12,7 +12,7 @@
 //!   canonical input schema, the output schema when it is an object, and every annotation
 //!   (read-only, destructive, idempotent, open-world) said explicitly. A session
 //!   configuration with a tool selection ([`ServeOptions::session`],
-//!   [`SessionConfig::tools`](crate::SessionConfig::tools)) narrows the list to those tools,
+//!   [`SessionConfig::tools`](field@crate::SessionConfig::tools)) narrows the list to those tools,
 //!   and a call of any other tool is refused with the list of the tools offered.
 //! - `tools/call` runs the call through the runtime's whole path (validation, permissions,
 //!   the redundancy check, approval, deadline, activity records) and answers with text

@@ -1,24 +1,4 @@
-//! Deferred loading and namespaces: the providers' tool search, so that a model sees a tool's
-//! whole definition only once it looks for it.
-//!
-//! - **Anthropic** (Messages API, tool search tool): a tool entry with `"defer_loading":
-//!   true` stays out of the model's context until the tool search tool returns a reference
-//!   to it. The tools list carries a tool search tool, `{"type":
-//!   "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}` or the BM25
-//!   variant, which is never deferred itself.
-//! - **OpenAI Responses** (`tool_search`): a function tool with `"defer_loading": true` is
-//!   searchable rather than loaded; functions may be grouped in a namespace, `{"type":
-//!   "namespace", "name", "description", "tools": [functions]}`, where the model first sees
-//!   only the namespace's name and description. The tools list carries `{"type":
-//!   "tool_search"}`.
-//!
-//! A tool is deferred when its spec says so ([`ToolSpec::defer_loading`],
-//! `#[tool(defer_loading)]`) or the [`ExportOptions`] name it, its toolset, or every tool. It
-//! is grouped in its spec's namespace ([`ToolSpec::namespace`], `#[tool(namespace =
-//! "...")]`), else the one the options give it or its first toolset
-//! ([`ExportOptions::namespace_by_toolset`]). The other formats have no such fields:
-//! [`export_all_with`](super::export_all_with) exports them as [`export_all`](super::export_all)
-//! does.
+//! Deferred loading and namespaces: [`ExportOptions`] and the lists it shapes.
 
 use serde_json::Value;
 
@@ -39,7 +19,7 @@ pub enum ToolSearch {
     None,
 }
 
-/// The Anthropic tool search tools: `(type, name)`.
+/// Anthropic's regex tool search tool: `(type, name)`.
 pub const ANTHROPIC_TOOL_SEARCH_REGEX: (&str, &str) =
     ("tool_search_tool_regex_20251119", "tool_search_tool_regex");
 /// Anthropic's BM25 tool search tool: `(type, name)`.
@@ -48,6 +28,28 @@ pub const ANTHROPIC_TOOL_SEARCH_BM25: (&str, &str) =
 
 /// How [`export_all_with`](super::export_all_with) defers and groups tools, on top of what
 /// each spec says. `Default` changes nothing a spec does not ask for.
+///
+/// Deferred loading and namespaces: the providers' tool search, so that a model sees a tool's
+/// whole definition only once it looks for it.
+///
+/// - **Anthropic** (Messages API, tool search tool): a tool entry with `"defer_loading":
+///   true` stays out of the model's context until the tool search tool returns a reference
+///   to it. The tools list carries a tool search tool, `{"type":
+///   "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}` or the BM25
+///   variant, which is never deferred itself.
+/// - **OpenAI Responses** (`tool_search`): a function tool with `"defer_loading": true` is
+///   searchable rather than loaded; functions may be grouped in a namespace, `{"type":
+///   "namespace", "name", "description", "tools": [functions]}`, where the model first sees
+///   only the namespace's name and description. The tools list carries `{"type":
+///   "tool_search"}`.
+///
+/// A tool is deferred when its spec says so ([`ToolSpec::defer_loading`](field@ToolSpec::defer_loading),
+/// `#[tool(defer_loading)]`) or these options name it, its toolset, or every tool. It
+/// is grouped in its spec's namespace ([`ToolSpec::namespace`](field@ToolSpec::namespace), `#[tool(namespace =
+/// "...")]`), else the one the options give it or its first toolset
+/// ([`namespace_by_toolset`](field@Self::namespace_by_toolset)). The other formats have no such fields:
+/// [`export_all_with`](super::export_all_with) exports them as [`export_all`](super::export_all)
+/// does.
 ///
 /// ```
 /// use tool_core::ToolSpec;

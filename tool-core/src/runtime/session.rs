@@ -109,7 +109,7 @@ impl Session {
     }
 
     /// The session's tool selection, if it has one
-    /// ([`SessionConfig::tools`](crate::SessionConfig::tools)).
+    /// ([`SessionConfig::tools`](field@crate::SessionConfig::tools)).
     pub fn selected_tools(&self) -> Option<&crate::SelectedTools> {
         self.parts.tools.as_ref()
     }
