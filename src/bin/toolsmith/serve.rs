@@ -77,7 +77,15 @@ async fn runtime(
     let selected = tools::offered(&registry, select, agent.as_ref())?;
     tools::require_some(&selected, agent.as_ref())?;
     if let Some(s) = &selected {
-        notice(&format!("offering {} tool(s): {s}", s.len()));
+        let offered: Vec<&str> = registry
+            .offered(tool_core::Mode::Mcp, Some(s))
+            .map(|e| e.name())
+            .collect();
+        notice(&format!(
+            "offering {} tool(s): {}",
+            offered.len(),
+            offered.join(", ")
+        ));
     }
     let mut builder = Runtime::builder(Arc::new(registry))
         .service(Arc::new(web))
