@@ -17,12 +17,18 @@ use tool_std::prompt::{Agent, AgentStore, SqliteAgentStore};
 use crate::args::{DeferArgs, GlobalOptions, SelectionArgs};
 use crate::{CLI_ACCOUNT, host};
 
-/// The selection the flags make (every tool when none is given).
+/// The selection the flags make (every tool when none is given). Blank items (`file,`) are
+/// skipped.
 pub(crate) fn flag_selection(args: &SelectionArgs) -> ToolSelection {
     ToolSelection::all()
-        .toolsets(args.toolsets.iter().map(|s| s.trim()))
-        .tools(args.tools.iter().map(|s| s.trim()))
-        .excludes(args.exclude_tools.iter().map(|s| s.trim()))
+        .toolsets(items(&args.toolsets))
+        .tools(items(&args.tools))
+        .excludes(items(&args.exclude_tools))
+}
+
+/// The non-blank items of a comma-separated or repeated flag, trimmed.
+fn items(values: &[String]) -> impl Iterator<Item = &str> {
+    values.iter().map(|s| s.trim()).filter(|s| !s.is_empty())
 }
 
 /// The tools an agent may use: `None` (every tool) when its list is empty.
