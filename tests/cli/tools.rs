@@ -68,6 +68,14 @@ fn list_offers_a_toolset_without_the_excluded_tools() {
             "--exclude-tools",
             "bash,delete_file",
         ][..],
+        // A trailing comma adds nothing.
+        &[
+            "list",
+            "--toolset",
+            "file,",
+            "--exclude-tools",
+            "delete_file,",
+        ][..],
     ] {
         let out = toolsmith_in(dir.path(), args);
         assert_eq!(listed(&out, "json"), expected, "{args:?}");
