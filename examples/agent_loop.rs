@@ -8,7 +8,10 @@
 
 use serde_json::{Value, json};
 use toolsmith::provider::{Format, Importer, dispatch, export_all, rejected_import, result};
-use toolsmith::{Action, Registry, Render, ResourcesTracker, Runtime, ToolResult, tool};
+use toolsmith::{
+    Action, Registry, Render, ResourcesTracker, Runtime, SessionConfig, ToolResult, ToolSelection,
+    tool,
+};
 
 /// A unit of length.
 #[derive(Action, Clone, Copy)]
@@ -67,9 +70,14 @@ fn model(messages: &[Value]) -> Value {
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let registry = Registry::builder().register(ToMetresTool).build()?;
-    let tools = export_all(registry.iter().map(|e| &**e.spec()), Format::Openai)?;
+    // The agent is offered, and may call, only the tools it needs (by name, alias or toolset);
+    // the model is sent exactly those.
+    let selected = ToolSelection::all().tool("to_metres").resolve(&registry)?;
+    let session = Runtime::builder(registry)
+        .build()
+        .session_with(SessionConfig::default().tools(selected));
+    let tools = export_all(session.offered().map(|e| &**e.spec()), Format::Openai)?;
     println!("tools: {}", tools.to_pretty());
-    let session = Runtime::builder(registry).build().session();
     let mut tracker = ResourcesTracker::new();
     let mut messages = vec![json!({"role": "user", "content": "How long is 10 feet in metres?"})];
     // A bounded loop: a model that never stops calling tools is cut off.

@@ -16,12 +16,14 @@ mod activity {
 
 /// The `toolsmith` command line and the examples, run as programs.
 mod cli {
+    mod agents;
     mod commands;
     mod config;
     mod examples;
     mod sandbox;
     mod shell;
     mod terminal;
+    mod tools;
 }
 
 /// `#[tool]`, `#[derive(Action)]` and `#[action]`: what they generate, seed 000's tools
@@ -50,6 +52,7 @@ mod mcp {
     mod memory;
     mod principals;
     mod replicas;
+    mod selection;
     mod serve;
     mod sessions;
     mod state;

@@ -41,9 +41,18 @@ fn list_prints_every_tool_as_json() {
 
 #[test]
 fn list_filters_by_toolset_and_mode() {
+    // An unknown toolset is a usage error naming the toolsets (`cli::tools` has the rest).
     let out = toolsmith(&["list", "--toolset", "no-such-toolset"]);
-    assert_eq!(code(&out), 0);
-    assert_eq!(json(&out), serde_json::json!([]));
+    assert_eq!(code(&out), 2);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no tool belongs to a toolset `no-such-toolset`"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the toolsets: file, prompt, search, shell, web"),
+        "{err}"
+    );
     let out = toolsmith(&["list", "--mode", "mcp"]);
     assert_eq!(code(&out), 0);
 }

@@ -134,6 +134,8 @@ impl Render for GrepOutput {
     read_only,
     idempotent,
     timeout = "1500ms",
+    defer_loading,
+    namespace = "workspace",
     tool_type = Grep,
     register = false
 )]
@@ -166,6 +168,8 @@ async fn every_key_reaches_the_spec() {
         Annotations::new().read_only(true).idempotent(true)
     );
     assert_eq!(spec.timeout, Some(Duration::from_millis(1500)));
+    assert!(spec.defer_loading);
+    assert_eq!(spec.namespace.as_deref(), Some("workspace"));
     assert!(!spec.requires_approval);
     assert_eq!(spec.input_schema["required"], json!(["pattern"]));
 

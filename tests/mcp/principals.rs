@@ -26,7 +26,8 @@ fn layout(base: &std::path::Path) {
             "roots = [\"a=a\", \"b=b\"]\n\
              [rules]\nallow = [\"bash\"]\n\
              [[principal]]\nname = \"alice\"\ntoken = \"{ALICE}\"\nroots = [\"a\"]\nagent = \"Alice\"\n\
-             [[principal]]\nname = \"bob\"\ntoken_sha256 = \"{bob_hash}\"\nroots = [\"b\"]\nagent = \"Bob\"\n"
+             [[principal]]\nname = \"bob\"\ntoken_sha256 = \"{bob_hash}\"\nroots = [\"b\"]\nagent = \"Bob\"\n\
+             toolsets = [\"file\", \"prompt\"]\n"
         ),
     )
     .expect("write config");
@@ -143,11 +144,14 @@ fn principals_are_kept_apart(discover: bool) {
         "{answers:?}"
     );
 
-    // Bob: his root is his (the probe could have succeeded), and his agent is not Alice's.
+    // Bob: his root is his (the probe could have succeeded), his agent is not Alice's, and
+    // he is offered his toolsets only.
     let steps = json!([
         {"op": "call", "name": "read_file", "arguments": {"paths": ["secret.txt"]}},
         {"op": "call", "name": "prompt_manager", "arguments": {"action": "view", "prompt_type": "system"}},
         {"op": "call", "name": "read_file", "arguments": {"paths": ["a:notes.txt"]}},
+        {"op": "list"},
+        {"op": "call", "name": "bash", "arguments": {"command": "echo hi"}},
     ]);
     let (_, answers, _) = run_python_as(&py, discover, &["http", &url, BOB], &steps, base);
     assert!(answers[0].to_string().contains(SECRET), "{}", answers[0]);
@@ -157,15 +161,39 @@ fn principals_are_kept_apart(discover: bool) {
         answers[1]
     );
     assert_eq!(answers[2]["isError"], true, "{}", answers[2]);
+    let listed: Vec<&str> = answers[3]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        listed.contains(&"read_file") && listed.contains(&"prompt_manager"),
+        "{listed:?}"
+    );
+    for other in ["bash", "grep", "glob", "search", "web"] {
+        assert!(
+            !listed.contains(&other),
+            "bob is offered {other}: {listed:?}"
+        );
+    }
+    assert_eq!(answers[4]["isError"], true, "{}", answers[4]);
+    let refused = answers[4]["text"].as_str().unwrap_or_default();
+    assert!(refused.contains("not among the tools offered"), "{refused}");
 
-    // Alice again, on a new connection: her agent kept her prompt.
-    let steps = json!([{"op": "call", "name": "prompt_manager", "arguments": {"action": "view", "prompt_type": "system"}}]);
+    // Alice again, on a new connection: her agent kept her prompt, and she has every tool.
+    let steps = json!([
+        {"op": "call", "name": "prompt_manager", "arguments": {"action": "view", "prompt_type": "system"}},
+        {"op": "list"},
+    ]);
     let (_, answers, _) = run_python_as(&py, discover, &["http", &url, ALICE], &steps, base);
     assert!(
         answers[0].to_string().contains("Alice's own prompt."),
         "{}",
         answers[0]
     );
+    let tools = answers[1]["tools"].as_array().expect("tools");
+    assert!(tools.iter().any(|t| t["name"] == "bash"), "{tools:?}");
 }
 
 #[test]

@@ -54,3 +54,49 @@ fn the_cache_gives_the_same_text_as_an_uncached_export() {
         }
     }
 }
+
+#[test]
+fn deferred_std_tools_and_their_namespaces_are_valid_lists() {
+    use crate::support::fixtures::tool_search::check_tool_search_list;
+    use toolsmith::provider::{ExportOptions, export_all_with};
+
+    let specs = specs(&registry());
+    let cases = [
+        (
+            Format::Anthropic,
+            ExportOptions::new().defer_toolset("file").defer_tool("web"),
+        ),
+        (Format::Anthropic, ExportOptions::new().defer_all()),
+        (
+            Format::OpenaiResponses,
+            ExportOptions::new()
+                .namespace_by_toolset()
+                .defer_toolset("file"),
+        ),
+        (
+            Format::OpenaiResponses,
+            ExportOptions::new().namespace_by_toolset().defer_all(),
+        ),
+    ];
+    for (format, options) in cases {
+        let list = export_all_with(&specs, format, &options).expect("exports");
+        let list = list.as_json().expect("json");
+        let failures = check_tool_search_list(format, list);
+        assert!(failures.is_empty(), "{format} {options:?}: {failures:?}");
+    }
+    // Every standard tool has a toolset, so every one lands in a namespace.
+    let options = ExportOptions::new().namespace_by_toolset();
+    let list = export_all_with(&specs, Format::OpenaiResponses, &options).expect("exports");
+    let namespaces: Vec<&str> = list
+        .as_json()
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            assert_eq!(e["type"], "namespace", "{e}");
+            e["name"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(namespaces, ["file", "shell", "search", "prompt", "web"]);
+}

@@ -162,6 +162,8 @@ pub(crate) struct SessionParts {
     pub(crate) turns: bool,
     /// Who the session's calls are for, as their spans say.
     pub(crate) who: crate::trace::Who,
+    /// The tools the session is offered and may call; every tool of its mode when `None`.
+    pub(crate) tools: Option<crate::selection::SelectedTools>,
 }
 
 /// What a tool gets while it runs: the call's identity, the session, the host's services,
@@ -243,6 +245,7 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             turns: true,
             who: crate::trace::Who::default(),
+            tools: None,
         });
         ToolContext::new(
             Arc::from("detached"),

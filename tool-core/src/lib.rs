@@ -28,6 +28,8 @@
 //!   polymorphic tool, seed 000's `action`); [`Choice`]: a closed set of string values
 //!   (`prompt_type`). `#[derive(Action)]` implements one or the other.
 //! - [`Registry`]: tools by name and alias, filters by mode, toolset, category, permissions.
+//! - [`ToolSelection`] / [`SelectedTools`]: the tools a session is offered and may call, by
+//!   toolset, name or alias, with exclusions ([`SessionConfig::tools`]).
 //! - [`validate::CompiledSchema`]: validation with every problem at once.
 //! - [`Runtime`] / [`Session`]: a call's path; [`Approver`] gates risky calls;
 //!   [`CallOutcome`] is what a call answers with.
@@ -110,6 +112,7 @@ mod registry;
 mod render;
 pub mod runtime;
 pub mod schema;
+mod selection;
 mod spec;
 mod tool;
 pub mod trace;
@@ -133,6 +136,7 @@ pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilte
 pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
 pub use runtime::{CallOptions, CallOutcome, Runtime, RuntimeBuilder, Session, SessionConfig};
 pub use schema::NoArgs;
+pub use selection::{MAX_SELECTION_NAMES, SelectedTools, SelectionError, ToolSelection};
 pub use spec::{
     ActionSet, ActionSpec, Annotations, MAX_NAME_LEN, Mode, Permission, PermissionSet, ToolSpec,
     validate_name,

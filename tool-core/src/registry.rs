@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::call::{Arguments, signature_of_arguments};
 use crate::error::{RegistryError, SpecError, ToolError};
+use crate::selection::SelectedTools;
 use crate::spec::{Mode, PermissionSet, ToolSpec};
 use crate::tool::DynTool;
 use crate::validate::{CompiledSchema, nearest};
@@ -85,6 +86,8 @@ pub struct ToolFilter {
     pub category: Option<String>,
     /// Only tools whose tool-level permissions this set grants (a role's view, seed 003).
     pub permissions: Option<PermissionSet>,
+    /// Only the tools of a resolved [`ToolSelection`](crate::ToolSelection).
+    pub selected: Option<SelectedTools>,
 }
 
 impl ToolFilter {
@@ -113,9 +116,16 @@ impl ToolFilter {
         self
     }
 
+    /// Restricts to the tools of a resolved [`ToolSelection`](crate::ToolSelection).
+    pub fn selected(mut self, s: SelectedTools) -> Self {
+        self.selected = Some(s);
+        self
+    }
+
     /// Whether a spec passes the filter.
     pub fn matches(&self, spec: &ToolSpec) -> bool {
-        self.mode.is_none_or(|m| spec.supports_mode(m))
+        self.selected.as_ref().is_none_or(|s| s.matches(spec))
+            && self.mode.is_none_or(|m| spec.supports_mode(m))
             && self
                 .toolset
                 .as_deref()
@@ -274,30 +284,69 @@ impl Registry {
 
     /// The names of the tools offered in `mode`.
     pub fn names_in_mode(&self, mode: Mode) -> Vec<&str> {
-        self.entries
-            .iter()
-            .filter(|e| e.spec.supports_mode(mode))
-            .map(|e| e.name())
-            .collect()
+        self.offered(mode, None).map(|e| e.name()).collect()
     }
 
-    /// The error for a call of `name` that no tool of `mode` answers to: the tool is known
-    /// but not offered in this mode (a `permission_error`), or unknown (a `not_found` with
-    /// the tools available and the nearest name, alias included).
-    pub(crate) fn unknown_tool(&self, name: &str, mode: Mode, arguments: &Arguments) -> ToolError {
-        let available = self.names_in_mode(mode);
+    /// The tools offered in `mode` and, when given, selected by `selection`, sorted by name.
+    pub fn offered<'a>(
+        &'a self,
+        mode: Mode,
+        selection: Option<&'a SelectedTools>,
+    ) -> impl Iterator<Item = &'a Arc<ToolEntry>> + 'a {
+        self.entries.iter().filter(move |e| {
+            e.spec.supports_mode(mode) && selection.is_none_or(|s| s.matches(&e.spec))
+        })
+    }
+
+    /// Every toolset some tool belongs to, sorted, once each.
+    pub fn toolsets(&self) -> Vec<String> {
+        let set: std::collections::BTreeSet<&str> = self
+            .entries
+            .iter()
+            .flat_map(|e| e.spec.toolsets.iter().map(|t| t.as_ref()))
+            .collect();
+        set.into_iter().map(str::to_owned).collect()
+    }
+
+    /// The error for a call of `name` that no tool offered to the session answers to (the
+    /// tools of `mode`, and of `selection` when the session has one): the tool is known but
+    /// not offered in this mode or not selected (a `permission_error`), or unknown (a
+    /// `not_found`); both list the tools offered, and `not_found` the nearest name, alias
+    /// included.
+    pub(crate) fn unknown_tool(
+        &self,
+        name: &str,
+        mode: Mode,
+        selection: Option<&SelectedTools>,
+        arguments: &Arguments,
+    ) -> ToolError {
+        let available: Vec<&str> = self.offered(mode, selection).map(|e| e.name()).collect();
         let signature = signature_of_arguments(name, arguments);
         if let Some(e) = self.get(name) {
+            let list = if available.is_empty() {
+                "(none)".to_owned()
+            } else {
+                available.join(", ")
+            };
+            if !e.spec.supports_mode(mode) {
+                return ToolError::permission(format!(
+                    "tool `{}` is not available in mode `{mode}`",
+                    e.name()
+                ))
+                .with_field("available_tools", available)
+                .with_signature(signature);
+            }
             return ToolError::permission(format!(
-                "tool `{}` is not available in mode `{mode}`",
+                "tool `{}` is not among the tools offered to this session; the tools offered: \
+                 {list}",
                 e.name()
             ))
             .with_field("available_tools", available)
+            .with_suggestion(format!("Call one of the tools offered: {list}"))
             .with_signature(signature);
         }
         let aliases = self
-            .iter()
-            .filter(|e| e.spec().supports_mode(mode))
+            .offered(mode, selection)
             .flat_map(|e| e.spec().aliases.iter().map(|a| a.as_ref()));
         let near = nearest(name, available.iter().copied().chain(aliases))
             .map(|n| self.get(n).map_or(n, |e| e.name()));

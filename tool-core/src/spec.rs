@@ -105,6 +105,14 @@ pub struct ToolSpec {
     pub timeout: Option<Duration>,
     /// The actions, for a polymorphic tool.
     pub actions: Option<ActionSet>,
+    /// Whether providers that search tools load this one's definition only when a search
+    /// finds it (Anthropic's and OpenAI Responses' `defer_loading`; see
+    /// [`provider::ExportOptions`](crate::provider::ExportOptions)). Default `false`.
+    pub defer_loading: bool,
+    /// The OpenAI Responses namespace the tool is grouped in (`{"type": "namespace"}`);
+    /// `None` leaves it at the top level unless the export options group it. Same name rule
+    /// as a tool's.
+    pub namespace: Option<Cow<'static, str>>,
     /// Top-level parameters whose given values are echoed into every error of this tool:
     /// validation, permission and approval errors the runtime answers with before the tool
     /// runs, and the errors the tool returns, unless the error already has that field. Seed
@@ -135,6 +143,8 @@ impl ToolSpec {
             timeout: None,
             actions: None,
             error_context: Vec::new(),
+            defer_loading: false,
+            namespace: None,
         }
     }
 
@@ -213,6 +223,20 @@ impl ToolSpec {
     /// Sets the default deadline of one call.
     pub fn timeout(mut self, d: Duration) -> Self {
         self.timeout = Some(d);
+        self
+    }
+
+    /// Sets whether providers that search tools load this one only when a search finds it
+    /// (see the field [`defer_loading`](field@ToolSpec::defer_loading)).
+    pub fn defer_loading(mut self, v: bool) -> Self {
+        self.defer_loading = v;
+        self
+    }
+
+    /// Groups the tool in an OpenAI Responses namespace (see the field
+    /// [`namespace`](field@ToolSpec::namespace)).
+    pub fn namespace(mut self, name: impl Into<Cow<'static, str>>) -> Self {
+        self.namespace = Some(name.into());
         self
     }
 
@@ -371,6 +395,14 @@ impl ToolSpec {
             return Err(SpecError::Invalid {
                 tool: self.name.to_string(),
                 reason: "the input schema's root must be `{\"type\": \"object\"}`".to_owned(),
+            });
+        }
+        if let Some(ns) = &self.namespace
+            && let Err(SpecError::InvalidName { reason, .. }) = validate_name(ns)
+        {
+            return Err(SpecError::Invalid {
+                tool: self.name.to_string(),
+                reason: format!("namespace `{ns}`: {reason}"),
             });
         }
         if self.annotations.read_only && self.annotations.destructive {

@@ -18,8 +18,10 @@ mod activity {
     mod stores;
 }
 
-/// Provider formats: export, import, result messages, round trips and the property test.
+/// Provider formats: export (deferred loading and namespaces included), import, result
+/// messages, round trips and the property test.
 mod provider {
+    mod deferred;
     mod export;
     mod import_json;
     mod import_shapes;
@@ -42,12 +44,13 @@ mod runtime {
 }
 
 /// A tool and what it is made of: the typed tool and its erasure, the spec, the registry,
-/// errors, rendering and the context.
+/// tool selections, errors, rendering and the context.
 mod tool {
     mod context;
     mod errors;
     mod registry;
     mod render;
+    mod selection;
     mod spec;
     mod typed;
 }

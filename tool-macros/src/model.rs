@@ -75,6 +75,10 @@ pub(crate) struct ToolMeta {
     pub(crate) timeout_ms: Option<u64>,
     /// Parameter names echoed into every error (`error_context(..)`).
     pub(crate) error_context: Vec<String>,
+    /// Providers with a tool search load the definition only when found (`defer_loading`).
+    pub(crate) defer_loading: bool,
+    /// The OpenAI Responses namespace (`namespace = "..."`).
+    pub(crate) namespace: Option<String>,
     pub(crate) register: bool,
     pub(crate) constructor: Option<Path>,
 }

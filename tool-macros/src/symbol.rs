@@ -18,6 +18,8 @@ pub(crate) mod tool {
     pub(crate) const OPEN_WORLD: &str = "open_world";
     pub(crate) const TIMEOUT: &str = "timeout";
     pub(crate) const ERROR_CONTEXT: &str = "error_context";
+    pub(crate) const DEFER_LOADING: &str = "defer_loading";
+    pub(crate) const NAMESPACE: &str = "namespace";
     pub(crate) const REGISTER: &str = "register";
     pub(crate) const CONSTRUCTOR: &str = "constructor";
     pub(crate) const TOOL_TYPE: &str = "tool_type";
@@ -41,6 +43,8 @@ pub(crate) mod tool {
         OPEN_WORLD,
         TIMEOUT,
         ERROR_CONTEXT,
+        DEFER_LOADING,
+        NAMESPACE,
         REGISTER,
         CONSTRUCTOR,
         TOOL_TYPE,

@@ -102,9 +102,10 @@ pub(crate) enum Command {
         /// or xml.
         #[arg(long, default_value = "json")]
         format: String,
-        /// Only tools in this toolset.
-        #[arg(long)]
-        toolset: Option<String>,
+        #[command(flatten)]
+        select: SelectionArgs,
+        #[command(flatten)]
+        deferred: DeferArgs,
     },
     /// Print one tool's definition (aliases resolve).
     Schema {
@@ -123,6 +124,8 @@ pub(crate) enum Command {
         /// Reads the arguments from a file (for arguments too large for the command line).
         #[arg(long, value_name = "PATH")]
         args_file: Option<PathBuf>,
+        #[command(flatten)]
+        select: SelectionArgs,
     },
     /// Serve the tools over MCP: stdio by default, streamable HTTP on `/mcp` with --http.
     Serve {
@@ -141,6 +144,42 @@ pub(crate) enum Command {
         /// Do not serve the live activity page (`/activity`) beside `/mcp` on HTTP.
         #[arg(long)]
         no_activity: bool,
+        #[command(flatten)]
+        select: SelectionArgs,
+    },
+    /// Show the stored agents and the tools each may use, or edit one agent's (`--agent NAME`)
+    /// enabled tools.
+    ///
+    /// An agent's enabled tools limit what `serve`, `list` and `call` offer it (`--agent NAME`)
+    /// and which calls it may make: a call of another tool is refused with the list. An empty
+    /// list means every tool (an agent never configured, or after --all-tools). Names and
+    /// aliases are accepted and stored as the tools' current names.
+    #[command(after_help = "Examples:\n  \
+        toolsmith agents                                   show every agent\n  \
+        toolsmith agents --agent Sage                      show one agent\n  \
+        toolsmith agents --agent Sage --set-tools read_file,grep\n  \
+        toolsmith agents --agent Sage --enable-tools glob --disable-tools grep\n  \
+        toolsmith agents --agent Sage --all-tools          every tool again")]
+    Agents {
+        /// Replace the agent's enabled tools with these (names or aliases, comma-separated or
+        /// repeatable).
+        #[arg(long, value_name = "NAME", value_delimiter = ',', conflicts_with_all = ["enable_tools", "disable_tools", "all_tools"])]
+        set_tools: Vec<String>,
+        /// Add these tools to the agent's enabled tools (an agent that has every tool keeps
+        /// them all; limit it first with --set-tools).
+        #[arg(long, value_name = "NAME", value_delimiter = ',')]
+        enable_tools: Vec<String>,
+        /// Remove these tools from the agent's enabled tools (from an agent that has every
+        /// tool: every tool but these). Removing the last tool is refused, for an empty list
+        /// means every tool.
+        #[arg(long, value_name = "NAME", value_delimiter = ',')]
+        disable_tools: Vec<String>,
+        /// Let the agent use every tool again (empties its list).
+        #[arg(long, conflicts_with_all = ["enable_tools", "disable_tools"])]
+        all_tools: bool,
+        /// Print the agents as JSON instead of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Rewrite every stored agent's enabled tools from old tool names to the current ones,
     /// using the aliases the tools declare (idempotent).
@@ -155,6 +194,48 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Which tools a command offers: `--toolset`, `--tools`, `--exclude-tools`. With none, every
+/// tool; the agent named by `--agent` narrows them further to its enabled tools.
+#[derive(Debug, Args, Default, Clone)]
+pub(crate) struct SelectionArgs {
+    /// Offer the tools of this toolset (repeatable or comma-separated: file, search, shell,
+    /// web, prompt).
+    #[arg(long = "toolset", value_name = "NAME", value_delimiter = ',')]
+    pub(crate) toolsets: Vec<String>,
+    /// Offer these tools, by name or alias (repeatable or comma-separated), besides those of
+    /// --toolset.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub(crate) tools: Vec<String>,
+    /// Leave these tools out, by name or alias (repeatable or comma-separated), whatever
+    /// selects them.
+    #[arg(long = "exclude-tools", value_name = "NAME", value_delimiter = ',')]
+    pub(crate) exclude_tools: Vec<String>,
+}
+
+/// Deferred loading in the formats with a tool search (`anthropic`, `openai-responses`): the
+/// tools marked `defer_loading` stay out of the model's context until its search finds them.
+#[derive(Debug, Args, Default, Clone)]
+pub(crate) struct DeferArgs {
+    /// Defer these tools, by name or alias (repeatable or comma-separated), besides those
+    /// declared `defer_loading`.
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub(crate) defer_tools: Vec<String>,
+    /// Defer every tool of these toolsets (repeatable or comma-separated).
+    #[arg(long, value_name = "NAME", value_delimiter = ',')]
+    pub(crate) defer_toolsets: Vec<String>,
+    /// Defer every tool.
+    #[arg(long)]
+    pub(crate) defer_all: bool,
+    /// openai-responses: group each tool in a namespace named after its first toolset
+    /// (unless it declares its own).
+    #[arg(long)]
+    pub(crate) namespace_by_toolset: bool,
+    /// The tool search tool added when a tool is deferred: regex, bm25 (Anthropic's
+    /// variants; OpenAI has one) or none (the host brings its own).
+    #[arg(long, value_name = "KIND", default_value = "regex", value_parser = ["regex", "bm25", "none"])]
+    pub(crate) tool_search: String,
 }
 
 /// A positive, finite number of seconds.

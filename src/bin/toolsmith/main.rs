@@ -8,12 +8,14 @@
 //! The binary is also the `bash` sandbox's helper: started with that `argv[0]`, `main` hands
 //! over to `tool_std::shell::sandbox::dispatch` before anything else.
 
+mod agents;
 mod approval;
 mod args;
 mod config;
 mod host;
 mod logs;
 mod serve;
+mod tools;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -21,16 +23,16 @@ use std::sync::Arc;
 
 use clap::Parser;
 use serde_json::Value;
-use tool_core::provider::{Format, export_all};
+use tool_core::provider::{ExportOptions, Format, export_all_with};
 use tool_core::{
     ApproveAll, Mode, Permission, Registry, Runtime, SessionConfig, ToolCall, ToolFilter, ToolSpec,
 };
-use tool_std::prompt::{AgentStore, PromptContext, SqliteAgentStore};
+use tool_std::prompt::{Agent, AgentStore, PromptContext};
 
-use args::{Cli, Command, GlobalOptions};
+use args::{Cli, Command, GlobalOptions, SelectionArgs};
 
 /// The account agents named with `--agent` belong to.
-const CLI_ACCOUNT: &str = "default";
+pub(crate) const CLI_ACCOUNT: &str = "default";
 
 fn main() -> ExitCode {
     // Started as the bash sandbox's helper, this process restricts itself and becomes the
@@ -59,7 +61,7 @@ fn fail(code: u8, message: &str) -> ExitCode {
 
 pub(crate) use logs::notice;
 
-fn print_text(text: &str) -> ExitCode {
+pub(crate) fn print_text(text: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{text}") {
         Ok(()) => ExitCode::SUCCESS,
@@ -67,7 +69,7 @@ fn print_text(text: &str) -> ExitCode {
     }
 }
 
-fn print_json(value: &Value) -> Result<(), String> {
+pub(crate) fn print_json(value: &Value) -> Result<(), String> {
     let text = serde_json::to_string_pretty(value).map_err(|e| e.to_string())?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{text}").map_err(|e| e.to_string())
@@ -97,18 +99,33 @@ async fn run(mut cli: Cli) -> ExitCode {
         Err(e) => return fail(2, &e.to_string()),
     };
     match cli.command {
-        Command::List { format, toolset } => {
+        Command::List {
+            format,
+            select,
+            deferred,
+        } => {
             if let Ok(shell) = host::shell_config(&cli.options) {
                 notice(&host::sandbox_notice(&shell));
             }
+            let agent = match tools::lookup_agent(&cli.options).await {
+                Ok(a) => a,
+                Err(e) => return fail(2, &e),
+            };
             let mut filter = ToolFilter::all();
             filter.mode = mode;
-            filter.toolset = toolset;
+            match tools::offered(&registry, &select, agent.as_ref()) {
+                Ok(selected) => filter.selected = selected,
+                Err(e) => return fail(2, &e),
+            }
+            let options = match tools::export_options(&registry, &deferred) {
+                Ok(o) => o,
+                Err(e) => return fail(2, &e),
+            };
             let specs: Vec<&ToolSpec> = registry.filter(&filter).map(|e| &**e.spec()).collect();
-            export(&specs, &format)
+            export(&specs, &format, &options)
         }
         Command::Schema { name, format } => match registry.get(&name) {
-            Some(entry) => export(&[&**entry.spec()], &format),
+            Some(entry) => export(&[&**entry.spec()], &format, &ExportOptions::new()),
             None => {
                 let names: Vec<&str> = registry.iter().map(|e| e.name()).collect();
                 fail(
@@ -121,16 +138,19 @@ async fn run(mut cli: Cli) -> ExitCode {
             name,
             arguments,
             args_file,
+            select,
         } => {
             let arguments = match serve::read_arguments(arguments, args_file.as_deref()) {
                 Ok(a) => a,
                 Err(e) => return fail(2, &e),
             };
+            let mode = mode.unwrap_or(Mode::Cli);
             call(
                 registry,
                 &cli.options,
                 &config,
-                mode.unwrap_or(Mode::Cli),
+                &select,
+                mode,
                 name,
                 arguments,
             )
@@ -140,13 +160,38 @@ async fn run(mut cli: Cli) -> ExitCode {
             http,
             token,
             no_activity,
+            select,
         } => {
             let section = config.file.serve.as_ref();
             let http = http.or_else(|| section.and_then(|s| s.http.clone()));
             let token = token
                 .or_else(|| section.and_then(|s| s.token.as_ref().map(|t| t.get_ref().clone())));
             let activity = !no_activity && section.and_then(|s| s.activity) != Some(false);
-            serve::serve(registry, &cli.options, &config, http, token, activity).await
+            serve::serve(
+                registry,
+                &cli.options,
+                &config,
+                &select,
+                http,
+                token,
+                activity,
+            )
+            .await
+        }
+        Command::Agents {
+            set_tools,
+            enable_tools,
+            disable_tools,
+            all_tools,
+            json,
+        } => {
+            let edit = agents::Edit {
+                set: set_tools,
+                enable: enable_tools,
+                disable: disable_tools,
+                all: all_tools,
+            };
+            agents::agents(&registry, &cli.options, edit, json).await
         }
         Command::MigrateTools {
             rollback,
@@ -156,12 +201,12 @@ async fn run(mut cli: Cli) -> ExitCode {
     }
 }
 
-fn export(specs: &[&ToolSpec], format: &str) -> ExitCode {
+fn export(specs: &[&ToolSpec], format: &str, options: &ExportOptions) -> ExitCode {
     let format: Format = match format.parse() {
         Ok(f) => f,
         Err(e) => return fail(2, &e.to_string()),
     };
-    match export_all(specs.iter().copied(), format) {
+    match export_all_with(specs.iter().copied(), format, options) {
         Ok(exported) => print_text(&exported.to_pretty()),
         Err(e) => fail(1, &e.to_string()),
     }
@@ -180,22 +225,23 @@ fn needs_agent_store(spec: &ToolSpec) -> bool {
         })
 }
 
-async fn prompt_context(options: &GlobalOptions) -> Result<PromptContext, String> {
+/// The prompt tools' context over the agent store, and the agent `--agent` names (created on
+/// first use).
+async fn prompt_context(options: &GlobalOptions) -> Result<(PromptContext, Option<Agent>), String> {
     prompt_context_for(options, options.agent.as_deref()).await
 }
 
-/// The agent store, with `agent` (if any) as the current agent.
+/// The prompt tools' context over the agent store, with `agent` (if any, created on first
+/// use) as the current agent, and that agent.
 async fn prompt_context_for(
     options: &GlobalOptions,
     agent: Option<&str>,
-) -> Result<PromptContext, String> {
+) -> Result<(PromptContext, Option<Agent>), String> {
     let roots = host::roots(options)?;
     let path = host::store_path(options, &roots);
-    let store = SqliteAgentStore::open(&path)
-        .await
-        .map_err(|e| format!("cannot open the agent store at {}: {e}", path.display()))?;
-    let store: Arc<dyn AgentStore> = Arc::new(store);
+    let store: Arc<dyn AgentStore> = tools::open_store(&path).await?;
     let mut context = PromptContext::new(store.clone());
+    let mut current = None;
     if let Some(name) = agent {
         let agent = store
             .get_or_create(CLI_ACCOUNT, name)
@@ -208,14 +254,16 @@ async fn prompt_context_for(
             ));
         }
         context = context.with_agent(&agent);
+        current = Some(agent);
     }
-    Ok(context)
+    Ok((context, current))
 }
 
 async fn call(
     registry: Registry,
     options: &GlobalOptions,
     config: &config::Config,
+    select: &SelectionArgs,
     mode: Mode,
     name: String,
     arguments: Option<String>,
@@ -241,19 +289,34 @@ async fn call(
         Ok(p) => p,
         Err(e) => return fail(2, &e.0),
     };
-    let mut builder = Runtime::builder(Arc::new(registry))
+    let registry = Arc::new(registry);
+    let mut builder = Runtime::builder(registry.clone())
         .service(Arc::new(web))
         .service(workspace)
         .service(shell);
     if let Some(policy) = policy {
         builder = builder.policy(policy);
     }
-    if store_needed {
+    let agent = if store_needed {
         match prompt_context(options).await {
-            Ok(context) => builder = builder.service(Arc::new(context)),
+            Ok((context, agent)) => {
+                builder = builder.service(Arc::new(context));
+                agent
+            }
             Err(e) => return fail(2, &e),
         }
-    }
+    } else {
+        match tools::lookup_agent(options).await {
+            Ok(agent) => agent,
+            Err(e) => return fail(2, &e),
+        }
+    };
+    // The flags' selection and the agent's enabled tools: a call of any other tool is
+    // refused with the tools offered.
+    let selected = match tools::offered(&registry, select, agent.as_ref()) {
+        Ok(s) => s,
+        Err(e) => return fail(2, &e),
+    };
     builder = if options.approve {
         builder.approver(ApproveAll)
     } else if approval::TerminalApprover::available() {
@@ -267,6 +330,9 @@ async fn call(
     let mut session_config = SessionConfig::default().mode(mode).turns(false);
     if let Some(agent) = &options.agent {
         session_config = session_config.agent(agent.as_str());
+    }
+    if let Some(selected) = selected {
+        session_config = session_config.tools(selected);
     }
     let session = runtime.session_with(session_config);
     let arguments = arguments.unwrap_or_else(|| "{}".to_owned());

@@ -11,12 +11,12 @@ use std::sync::Arc;
 
 use tool_core::http::activity::Activity;
 use tool_core::mcp::{HttpServer, Principal, ServeOptions, parse_sha256_hex, token_sha256};
-use tool_core::{ApproveAll, Registry, Runtime, SessionConfig};
+use tool_core::{ApproveAll, Registry, Runtime, SelectedTools, SessionConfig, ToolSelection};
 
 use crate::approval::{self, NoOneToAsk};
-use crate::args::GlobalOptions;
+use crate::args::{GlobalOptions, SelectionArgs};
 use crate::config::{Config, RulesSection};
-use crate::{fail, host, notice, prompt_context, prompt_context_for};
+use crate::{fail, host, notice, prompt_context, prompt_context_for, tools};
 
 /// The most bytes of arguments read from stdin or a file (the runtime's own limit on a
 /// call's arguments is what refuses them; this only keeps the read bounded).
@@ -55,12 +55,14 @@ pub(crate) fn read_arguments(
 }
 
 /// The runtime `serve` offers: every tool with its host services, the file's rules, and
-/// approval per `--approve`.
+/// approval per `--approve`; and the tools its sessions are offered (the selection flags and
+/// the agent's enabled tools; `None` for every tool).
 async fn runtime(
     registry: Arc<Registry>,
     options: &GlobalOptions,
     config: &Config,
-) -> Result<Runtime, String> {
+    select: &SelectionArgs,
+) -> Result<(Runtime, Option<SelectedTools>), String> {
     let workspace = Arc::new(host::workspace(options)?);
     // Temporary files of writes killed mid-way (a bounded walk; each write cleans its own
     // directory as well).
@@ -73,9 +75,23 @@ async fn runtime(
     }
     let shell = host::shell_config(options)?;
     notice(&host::sandbox_notice(&shell));
-    let prompts = prompt_context(options).await?;
+    let (prompts, agent) = prompt_context(options).await?;
+    let selected = tools::offered(&registry, select, agent.as_ref())?;
+    tools::require_some(&selected, agent.as_ref())?;
+    if let Some(s) = &selected {
+        let offered: Vec<&str> = registry
+            .offered(tool_core::Mode::Mcp, Some(s))
+            .map(|e| e.name())
+            .collect();
+        notice(&format!(
+            "offering {} tool(s): {}",
+            offered.len(),
+            offered.join(", ")
+        ));
+    }
     let rules = config.file.rules.iter().collect::<Vec<_>>();
-    build_runtime(registry, options, config, workspace, shell, prompts, &rules)
+    let runtime = build_runtime(registry, options, config, workspace, shell, prompts, &rules)?;
+    Ok((runtime, selected))
 }
 
 /// A runtime over `workspace` with the host's services and `rules`.
@@ -111,11 +127,13 @@ fn build_runtime(
 }
 
 /// The file's principals, each served with its own roots (a subset of the server's, the
-/// others unreadable to its commands), agent and rules (the file's `[rules]` and its own).
+/// others unreadable to its commands), agent, rules (the file's `[rules]` and its own) and
+/// tools (its `toolsets`, within what the flags select and its agent enables).
 async fn principals(
     registry: &Arc<Registry>,
     options: &GlobalOptions,
     config: &Config,
+    select: &SelectionArgs,
 ) -> Result<Vec<Principal>, String> {
     let all_roots = host::roots(options)?;
     let mut out = Vec::new();
@@ -152,7 +170,19 @@ async fn principals(
         }
         let workspace = Arc::new(host::workspace_of(roots)?);
         let agent = p.agent.as_deref().or(options.agent.as_deref());
-        let prompts = prompt_context_for(options, agent).await?;
+        let (prompts, current) = prompt_context_for(options, agent).await?;
+        let mut selected = tools::offered(registry, select, current.as_ref())?;
+        if let Some(toolsets) = &p.toolsets {
+            let own = ToolSelection::all()
+                .toolsets(toolsets.iter().map(|t| t.trim()))
+                .resolve(registry)
+                .map_err(|e| format!("principal `{name}`'s toolsets: {e}"))?;
+            selected = Some(match selected {
+                Some(s) => s.intersection(&own),
+                None => own,
+            });
+        }
+        tools::require_some(&selected, current.as_ref())?;
         let mut rules: Vec<&RulesSection> = config.file.rules.iter().collect();
         rules.extend(p.rules.iter());
         let runtime = build_runtime(
@@ -173,6 +203,9 @@ async fn principals(
         if let Some(agent) = agent {
             session = session.agent(agent);
         }
+        if let Some(selected) = selected {
+            session = session.tools(selected);
+        }
         out.push(Principal::new(name.as_str(), hash, runtime).session(session));
     }
     Ok(out)
@@ -183,6 +216,7 @@ pub(crate) async fn serve(
     registry: Registry,
     options: &GlobalOptions,
     config: &Config,
+    select: &SelectionArgs,
     http: Option<String>,
     token: Option<String>,
     activity_page: bool,
@@ -225,11 +259,17 @@ pub(crate) async fn serve(
         return fail(2, &e.to_string());
     }
     let registry = Arc::new(registry);
-    let runtime = match runtime(registry.clone(), options, config).await {
-        Ok(r) => r,
+    let runtime = match runtime(registry.clone(), options, config, select).await {
+        Ok((r, selected)) => {
+            if let Some(selected) = selected {
+                let session = serve_options.session.clone().tools(selected);
+                serve_options = serve_options.session(session);
+            }
+            r
+        }
         Err(e) => return fail(2, &e),
     };
-    match principals(&registry, options, config).await {
+    match principals(&registry, options, config, select).await {
         Ok(list) if list.is_empty() => {}
         Ok(list) if addr.is_none() => notice(&format!(
             "{} principal(s) configured: they apply to HTTP requests, and stdio has none",

@@ -54,13 +54,14 @@ pub(crate) struct Served {
 }
 
 impl Served {
-    /// The tools of `runtime`'s registry offered in mode `mcp`, exported once.
+    /// The tools of `runtime`'s registry offered in mode `mcp` (and selected by the session
+    /// configuration's [`tools`](field@crate::SessionConfig::tools), when set), exported once.
     fn new(runtime: Runtime, session: SessionConfig) -> Result<Served, super::ServeError> {
         let mut tools = Vec::new();
-        for entry in runtime.registry().iter() {
-            if !entry.spec().supports_mode(Mode::Mcp) {
-                continue;
-            }
+        for entry in runtime
+            .registry()
+            .offered(Mode::Mcp, session.tools.as_ref())
+        {
             let mut value = crate::provider::mcp::tool(entry.spec())
                 .map_err(|e| super::ServeError::Export(e.to_string()))?;
             for key in ["inputSchema", "outputSchema"] {

@@ -10,7 +10,10 @@
 //! - `tools/list` offers the tools whose modes include [`Mode::Mcp`](crate::Mode::Mcp), each
 //!   as the MCP export of [`provider::mcp::tool`](crate::provider::mcp::tool) gives it: the
 //!   canonical input schema, the output schema when it is an object, and every annotation
-//!   (read-only, destructive, idempotent, open-world) said explicitly.
+//!   (read-only, destructive, idempotent, open-world) said explicitly. A session
+//!   configuration with a tool selection ([`ServeOptions::session`],
+//!   [`SessionConfig::tools`](field@crate::SessionConfig::tools)) narrows the list to those tools,
+//!   and a call of any other tool is refused with the list of the tools offered.
 //! - `tools/call` runs the call through the runtime's whole path (validation, permissions,
 //!   the redundancy check, approval, deadline, activity records) and answers with text
 //!   content plus `structuredContent`. A tool error is an `isError: true` result whose text

@@ -7,7 +7,10 @@
 //! (JSON Schema 2020-12): [`openai::chat_tool`], [`openai::chat_tool_strict`],
 //! [`openai::responses_tool`], [`anthropic::tool`], [`gemini::function_declaration`],
 //! [`mcp::tool`] and [`xml::prompt_block`]. [`export`] and [`export_all`] pick one by
-//! [`Format`], the names the CLI takes (`toolsmith list --format openai-strict`). Where a
+//! [`Format`], the names the CLI takes (`toolsmith list --format openai-strict`);
+//! [`export_all_with`] also defers tools and groups them in namespaces where the provider
+//! has a tool search ([`ExportOptions`]: Anthropic's `defer_loading`, OpenAI Responses'
+//! `defer_loading` and `namespace`). Where a
 //! schema cannot be said in a format (a map in OpenAI strict mode or Gemini, a recursive type
 //! where references must be inlined) the export is an [`ExportError`] naming the tool and the
 //! construct; it never emits a schema the provider would refuse. [`ExportCache`] keeps
@@ -39,6 +42,7 @@
 
 pub mod anthropic;
 mod cache;
+mod deferred;
 mod error;
 pub mod gemini;
 mod import;
@@ -58,6 +62,9 @@ use serde_json::{Map, Value};
 use crate::spec::ToolSpec;
 
 pub use cache::{CachedExport, ExportCache, MAX_CACHED_TOOLS};
+pub use deferred::{
+    ANTHROPIC_TOOL_SEARCH_BM25, ANTHROPIC_TOOL_SEARCH_REGEX, ExportOptions, ToolSearch,
+};
 pub use error::{ExportError, ImportError, ParseFormatError};
 pub use import::{
     DEFAULT_MAX_XML_BYTES, DEFAULT_MAX_XML_CALLS, DEFAULT_MAX_XML_PARAMS, GENERATED_ID_PREFIX,
@@ -184,8 +191,8 @@ impl fmt::Display for Exported {
 }
 
 /// The canonical spec as JSON (`json` format): name, title, description, input and output
-/// schemas, modes, permissions, approval, category, toolsets, aliases, annotations, timeout
-/// and actions.
+/// schemas, modes, permissions, approval, category, toolsets, aliases, annotations, timeout,
+/// actions, and `defer_loading` and `namespace` when set.
 pub fn canonical(spec: &ToolSpec) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), Value::String(spec.name.to_string()));
@@ -229,6 +236,12 @@ pub fn canonical(spec: &ToolSpec) -> Value {
     }
     if let Some(a) = &spec.actions {
         m.insert("actions".into(), json(serde_json::to_value(a)));
+    }
+    if spec.defer_loading {
+        m.insert("defer_loading".into(), Value::Bool(true));
+    }
+    if let Some(ns) = &spec.namespace {
+        m.insert("namespace".into(), Value::String(ns.to_string()));
     }
     Value::Object(m)
 }
@@ -275,6 +288,30 @@ where
         }
     }
     Ok(Exported::Json(Value::Array(out)))
+}
+
+/// A list of tools in a format, deferred and grouped as their specs and `options` say: in
+/// [`Format::Anthropic`], `defer_loading: true` on the deferred tools and a tool search tool;
+/// in [`Format::OpenaiResponses`], `defer_loading: true`, namespaces and `tool_search`. The
+/// other formats have no deferred loading: the same as [`export_all`]. See
+/// [`ExportOptions`] and the providers' shapes in its module.
+pub fn export_all_with<'a, I>(
+    specs: I,
+    format: Format,
+    options: &ExportOptions,
+) -> Result<Exported, ExportError>
+where
+    I: IntoIterator<Item = &'a ToolSpec>,
+{
+    if !deferred::applies_to(format) {
+        return export_all(specs, format);
+    }
+    let specs: Vec<&ToolSpec> = specs.into_iter().collect();
+    let list = match format {
+        Format::Anthropic => deferred::anthropic_list(&specs, options)?,
+        _ => deferred::responses_list(&specs, options)?,
+    };
+    Ok(Exported::Json(list))
 }
 
 /// A JSON object from members in order (no re-serialization of the values, unlike `json!`).

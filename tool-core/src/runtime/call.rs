@@ -151,16 +151,17 @@ impl<'s> Call<'s> {
         }
     }
 
-    /// The tool called, by name or alias, among those of the session's mode, and the action
-    /// chosen, which decides permissions and approval.
+    /// The tool called, by name or alias, among those the session is offered (its mode's,
+    /// and its selection's when it has one), and the action chosen, which decides
+    /// permissions and approval.
     fn resolve(&self) -> Result<Target, ToolError> {
         let registry = &self.session.runtime.inner.registry;
         let mode = self.session.parts.mode;
-        let Some(entry) = registry
-            .get(&self.name)
-            .filter(|e| e.spec().supports_mode(mode))
-        else {
-            return Err(registry.unknown_tool(&self.name, mode, &self.arguments));
+        let selection = self.session.parts.tools.as_ref();
+        let Some(entry) = registry.get(&self.name).filter(|e| {
+            e.spec().supports_mode(mode) && selection.is_none_or(|s| s.matches(e.spec()))
+        }) else {
+            return Err(registry.unknown_tool(&self.name, mode, selection, &self.arguments));
         };
         let (arguments, action) = entry.spec().action_of(&self.arguments);
         Ok(Target {

@@ -64,6 +64,7 @@ use crate::context::{Host, Services, SessionParts, SessionState};
 use crate::events::EventStream;
 use crate::policy::CallPolicy;
 use crate::registry::Registry;
+use crate::selection::SelectedTools;
 use crate::spec::{Mode, PermissionSet};
 use turn::TurnCache;
 
@@ -275,6 +276,7 @@ impl Runtime {
                     agent: config.agent,
                     principal: config.principal,
                 },
+                tools: config.tools,
             }),
             turn: Arc::new(Mutex::new(TurnCache::default())),
         }
@@ -303,6 +305,11 @@ pub struct SessionConfig {
     pub agent: Option<Arc<str>>,
     /// The principal the session serves (`toolsmith.principal` on their spans).
     pub principal: Option<Arc<str>>,
+    /// The tools the session is offered and may call (default `None`: every tool of its
+    /// mode). A call of any other tool is refused with a `permission_error` that lists the
+    /// tools offered; an MCP server lists only these in `tools/list`. See
+    /// [`ToolSelection`](crate::ToolSelection).
+    pub tools: Option<SelectedTools>,
 }
 
 impl Default for SessionConfig {
@@ -314,6 +321,7 @@ impl Default for SessionConfig {
             turns: true,
             agent: None,
             principal: None,
+            tools: None,
         }
     }
 }
@@ -347,6 +355,13 @@ impl SessionConfig {
     /// Sets the principal the session serves (see [`principal`](Self::principal)).
     pub fn principal(mut self, name: impl Into<Arc<str>>) -> Self {
         self.principal = Some(name.into());
+        self
+    }
+    /// Offers the session only these tools, and refuses calls of any other (see
+    /// [`tools`](field@Self::tools)). Setting it again replaces the earlier selection;
+    /// combine two with [`SelectedTools::intersection`].
+    pub fn tools(mut self, selected: SelectedTools) -> Self {
+        self.tools = Some(selected);
         self
     }
 }

@@ -118,6 +118,21 @@ impl Session {
         self.permissions
     }
 
+    /// The session's tool selection, if it has one
+    /// ([`SessionConfig::tools`](field@crate::SessionConfig::tools)).
+    pub fn selected_tools(&self) -> Option<&crate::SelectedTools> {
+        self.parts.tools.as_ref()
+    }
+
+    /// The tools the session offers, sorted by name: those of its mode and, when it has
+    /// one, its selection. What an agent loop exports to its model; a call of any other tool
+    /// is refused.
+    pub fn offered(&self) -> impl Iterator<Item = &std::sync::Arc<crate::ToolEntry>> {
+        self.runtime
+            .registry()
+            .offered(self.parts.mode, self.parts.tools.as_ref())
+    }
+
     /// The session state (turn counters, session values).
     pub fn state(&self) -> &SessionState {
         &self.parts.state

@@ -36,6 +36,7 @@ pub(crate) fn tool_meta(
     let toolsets = names::names(cx, "toolset", &attrs.toolsets);
     let error_context = names::names(cx, "error_context parameter", &attrs.error_context);
     let aliases = aliases(cx, attrs, &tool_name);
+    let namespace = namespace(cx, attrs.namespace.as_ref());
     constructor(cx, attrs);
     let flag = |f: Option<Flag>| f.is_some_and(|f| f.value);
     if !name_ok {
@@ -58,6 +59,8 @@ pub(crate) fn tool_meta(
         open_world: flag(attrs.open_world),
         timeout_ms: attrs.timeout.map(|t| t.millis),
         error_context,
+        defer_loading: flag(attrs.defer_loading),
+        namespace,
         register: attrs.register.is_none_or(|f| f.value),
         constructor: attrs.constructor.clone(),
     })
@@ -156,6 +159,14 @@ fn category(cx: &Ctxt, given: Option<&LitStr>) -> Option<String> {
         cx.error_spanned_by(l, "the category is empty; name it or remove `category`");
     }
     Some(c)
+}
+
+/// A namespace is a name the model writes in its calls (OpenAI Responses), under the rule of
+/// tool names.
+fn namespace(cx: &Ctxt, given: Option<&LitStr>) -> Option<String> {
+    let l = given?;
+    let ns = l.value();
+    name(cx, "namespace", &ns, l.span()).then_some(ns)
 }
 
 /// Aliases are names, and an alias equal to the tool's name would claim the name twice at

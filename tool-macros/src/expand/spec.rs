@@ -59,6 +59,12 @@ pub(super) fn builder(m: &ToolMeta) -> TokenStream {
     for p in &m.error_context {
         calls.push(quote!(.error_context(#p)));
     }
+    if m.defer_loading {
+        calls.push(quote!(.defer_loading(true)));
+    }
+    if let Some(ns) = &m.namespace {
+        calls.push(quote!(.namespace(#ns)));
+    }
     quote!(#krate::ToolSpec::new(#name, #description) #(#calls)*)
 }
 

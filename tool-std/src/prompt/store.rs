@@ -45,7 +45,10 @@ pub struct Agent {
     pub reflection_prompt: Option<String>,
     /// The prompt used when managing memories (`memory_management`).
     pub memory_reflection_prompt: Option<String>,
-    /// The names of the tools this agent may call, in the order they were configured.
+    /// The names of the tools this agent may call, in the order they were configured. Empty
+    /// means every tool: an agent never configured is not cut off. The command line reads it
+    /// this way (`--agent NAME` is offered, and may call, only these; `toolsmith agents`
+    /// edits them), through `tool_core::ToolSelection`.
     pub enabled_tools: Vec<String>,
 }
 

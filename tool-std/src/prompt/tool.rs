@@ -165,6 +165,7 @@ pub struct PromptManager;
     description = "View or update your prompts and name. prompt_type: system, conversation_consolidation, memory_management, or name. action: view or update.",
     category = "prompt",
     permissions(view_prompts),
+    toolsets(prompt),
     aliases(
         view_system_prompt,
         update_system_prompt,

@@ -81,6 +81,7 @@ pub struct WebTool;
     // Every error echoes the query or URL, those the runtime answers with before the tool
     // runs (an invalid action, a missing permission) included, as seed 000's errors do.
     error_context(query_or_url),
+    toolsets(web),
     aliases(web_search, web_fetch, WebSearchTool, WebFetchTool, WebTool)
 )]
 impl WebTool {
