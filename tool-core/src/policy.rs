@@ -139,11 +139,11 @@ pub enum Match {
 /// first matching `ask`, else the first `allow` matching all of the call. `matches` says how
 /// a rule's specifier matches (a rule without a specifier is [`Match::All`] for its tool;
 /// `matches` is only called for rules naming `tool`, compared by `same_tool`).
-pub fn decide<'r>(
-    rules: &'r [Rule],
+pub fn decide(
+    rules: &[Rule],
     same_tool: impl Fn(&str) -> bool,
     mut matches: impl FnMut(&Rule) -> Match,
-) -> Option<&'r Rule> {
+) -> Option<&Rule> {
     let mut ask = None;
     let mut allow = None;
     for rule in rules.iter().filter(|r| same_tool(&r.tool)) {
