@@ -15,7 +15,7 @@
 //!   the model. `ratio` is structured / text.
 //!
 //! The fixtures are committed under `benches/fixtures/tokens/` (a snapshot of `tool-core`'s
-//! provider sources, an HTML page and a SearXNG answer) and copied into a temp dir, so the
+//! sources, an HTML page and a SearXNG answer) and copied into a temp dir, so the
 //! figures move only when the tools' output does. The web calls go to a loopback server that
 //! serves the page and plays SearXNG.
 //!
@@ -136,14 +136,14 @@ fn results(bpe: &CoreBPE, rt: &tokio::runtime::Runtime, session: &Session) {
     // (label, tool, arguments)
     let calls: Vec<(&str, &str, Value)> = vec![
         (
-            "grep content `fn ` (50 of many)",
+            "grep content `fn ` (first 50)",
             "grep",
-            json!({"pattern": "fn ", "path": "provider"}),
+            json!({"pattern": "fn ", "path": "src"}),
         ),
         (
-            "grep content `Format::` with context 1",
+            "grep content `Format::Gemini`, context 1",
             "grep",
-            json!({"pattern": "Format::Gemini", "path": "provider", "context": 1}),
+            json!({"pattern": "Format::Gemini", "context": 1}),
         ),
         (
             "grep files_with_matches `impl`",
@@ -163,18 +163,18 @@ fn results(bpe: &CoreBPE, rt: &tokio::runtime::Runtime, session: &Session) {
         (
             "read_file range (80 lines)",
             "read_file",
-            json!({"paths": ["provider/openai.rs:40-119"]}),
+            json!({"paths": ["src/provider/openai.rs:40-119"]}),
         ),
         (
-            "read_file whole (438 lines)",
+            "read_file whole (352 lines)",
             "read_file",
-            json!({"paths": ["provider/schema.rs"]}),
+            json!({"paths": ["src/runtime/mod.rs"]}),
         ),
         ("glob `**/*.rs`", "glob", json!({"pattern": "**/*.rs"})),
         (
             "list_directory depth 2",
             "list_directory",
-            json!({"path": ".", "depth": 2}),
+            json!({"path": "src", "depth": 2}),
         ),
         (
             "web search (10 results)",
@@ -187,9 +187,9 @@ fn results(bpe: &CoreBPE, rt: &tokio::runtime::Runtime, session: &Session) {
             json!({"action": "fetch", "query_or_url": "PAGE"}),
         ),
         (
-            "bash `wc -l provider/*.rs`",
+            "bash `wc -l src/provider/*.rs`",
             "bash",
-            json!({"command": "wc -l provider/*.rs"}),
+            json!({"command": "wc -l src/provider/*.rs"}),
         ),
     ];
     println!("## Results (o200k_base tokens)\n");
@@ -204,6 +204,14 @@ fn results(bpe: &CoreBPE, rt: &tokio::runtime::Runtime, session: &Session) {
         let outcome = rt.block_on(session.call(ToolCall::new("t", tool, args.to_string())));
         assert!(outcome.is_success(), "{label}: {}", outcome.to_json());
         let parts = McpParts::of(&outcome, &mut ResourcesTracker::new());
+        // `TOKENS_DUMP=DIR` writes each call's two forms there, to look at.
+        if let Some(dir) = std::env::var_os("TOKENS_DUMP") {
+            let stem = Path::new(&dir).join(label.replace(['/', '`', ' '], "_"));
+            std::fs::write(stem.with_extension("txt"), &parts.text).expect("dump");
+            if let Some(v) = &parts.structured {
+                std::fs::write(stem.with_extension("json"), v.to_string()).expect("dump");
+            }
+        }
         let text = tokens(bpe, &parts.text);
         let structured = parts
             .structured
@@ -243,7 +251,7 @@ fn main() {
 
     let tmp = tempfile::tempdir().expect("temp dir");
     let root = tmp.path().join("repo");
-    copy_dir(&fixtures().join("provider"), &root.join("provider"));
+    copy_dir(&fixtures().join("src"), &root.join("src"));
     let read = |name: &str| std::fs::read_to_string(fixtures().join(name)).expect("fixture");
     let base = serve_fixtures(read("page.html"), read("searxng.json"));
     PAGE_URL.set(base.clone()).expect("set once");

@@ -119,7 +119,7 @@ pub use config::FileConfig;
 pub use delete_file::FilesDeleted;
 pub use edit_lines::{LineEdit, LineOperation};
 pub use expected::ExpectedVersion;
-pub use list_directory::{DirEntry, DirListing};
+pub use list_directory::DirListing;
 pub use list_projects::{ListProjects, Project, ProjectList};
 pub use output::FileWritten;
 pub use read_file::{FailedRead, FileContent, FilesRead};

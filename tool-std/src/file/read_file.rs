@@ -21,7 +21,7 @@ use tool_macros::tool;
 
 use super::config::FileConfig;
 use super::edit::blocking;
-use super::reader::{Excerpt, LineRange, ReadLimits, Stop, read_lines};
+use super::reader::{Excerpt, LineRange, ReadLimits, Stop, numbered, read_lines};
 use crate::workspace::{StampingReader, Workspace};
 
 /// One file read.
@@ -29,7 +29,10 @@ use crate::workspace::{StampingReader, Workspace};
 pub struct FileContent {
     /// The path as shown to the model.
     pub path: String,
-    /// The lines, each as `{number:>6}\t{text}` (`cat -n`).
+    /// The lines as they are in the file (each ending in a newline; a line longer than the
+    /// limit cut with a note), from `start_line` on. The text content numbers them like
+    /// `cat -n`; here they are bare, so a program gets the file's own text and the answer
+    /// costs no more than the text.
     pub content: String,
     /// The first line returned (1-based).
     pub start_line: usize,
@@ -51,6 +54,8 @@ pub struct FileContent {
     resource: String,
     #[serde(skip)]
     capped: bool,
+    #[serde(skip)]
+    shown_len: usize,
 }
 
 /// A path that could not be read.
@@ -108,7 +113,9 @@ impl Render for FilesRead {
             if tracker.show(f.resource.clone()) {
                 out.push_str(&format!(
                     ">>>>> FILE: {} ({lines}, ~{} tokens{version})\n{}<<<<< END FILE\n",
-                    f.path, f.tokens, f.content
+                    f.path,
+                    f.tokens,
+                    numbered(&f.content, f.start_line)
                 ));
             } else {
                 out.push_str(&format!(
@@ -223,6 +230,7 @@ fn read_one(
         total_lines: excerpt.total_lines,
         version: stamp.map(|s| s.version.to_string()),
         tokens: excerpt.tokens,
+        shown_len: excerpt.shown_len,
         content: excerpt.content,
         note,
         resource,
@@ -309,7 +317,7 @@ pub fn read_files(
                 budget = if f.capped {
                     0
                 } else {
-                    budget.saturating_sub(f.content.len())
+                    budget.saturating_sub(f.shown_len)
                 };
                 files.push(f);
             }

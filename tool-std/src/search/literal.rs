@@ -16,7 +16,7 @@ use crate::workspace::Workspace;
 /// Find literal text in file paths and contents.
 #[tool(
     name = "search",
-    description = "Find literal text (no regex syntax needed) in file paths and file contents in one call. Case-insensitive unless case_sensitive is true. Respects .gitignore, skips hidden, binary and large files. Returns the files whose path contains the text and the matching lines (sorted by path then line, max_results each, default 50; offset pages through the lines), with a summary of how many there are. Use grep for regular expressions.",
+    description = "Find literal text in file paths and contents in one call. Case-insensitive by default. Skips .gitignored, hidden, binary and large files. max_results (default 50) and offset page through the lines. Use grep for regular expressions.",
     category = "search",
     toolsets(search),
     permissions(read_files),

@@ -94,7 +94,7 @@ mod walk;
 pub use config::SearchConfig;
 pub use glob::{GlobResults, GlobSort};
 pub use grep::OutputMode;
-pub use results::{ContextLine, FileMatches, GrepMatch, GrepResults, Skipped};
+pub use results::{GrepResults, Skipped};
 
 use tool_core::ToolError;
 
