@@ -354,7 +354,7 @@ pub fn list(
 /// List a directory's entries with type and size.
 #[tool(
     name = "list_directory",
-    description = "List a directory: entries with type and size, sorted. depth (default 1) descends into subdirectories; limit (default 500) caps the entries, the rest counted as \"N more\". Entries ignored by .gitignore are left out unless respect_gitignore is false. Symbolic links are listed, not followed.",
+    description = "List a directory's entries with their sizes, sorted; the rest past limit counted as \"N more\". Symbolic links are listed, not followed.",
     category = "search",
     toolsets(file),
     permissions(read_files),
@@ -363,14 +363,14 @@ pub fn list(
 )]
 pub async fn list_directory(
     ctx: &ToolContext,
-    /// The directory, relative to the first project or `project:path` (default: the first project's root).
+    /// Directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    /// How deep to list: 1 is the directory's own entries (default 1, at most 10).
+    /// Default 1, at most 10.
     depth: Option<usize>,
-    /// Most entries to return (default 500, at most 5,000).
+    /// Default 500, at most 5,000.
     limit: Option<usize>,
-    /// Leave out what .gitignore files ignore (default true).
+    /// Skip what .gitignore ignores.
     #[param(default = true)]
     respect_gitignore: bool,
 ) -> ToolResult<DirListing> {

@@ -14,6 +14,13 @@
 //! (files larger than [`FileConfig::max_edit_bytes`], which no edit tool loads, have none:
 //! hashing them would cost a read of the whole file for every range). Every read is also
 //! recorded in the workspace, for the check of edits that carry no version.
+//!
+//! A file's content is text by nature; the tool still declares an output schema, because a
+//! program needs the range, the line count, the version and the failures as fields, and the
+//! structured form costs less than the text: the text numbers every line like `cat -n`, the
+//! structured `content` gives the lines bare with `start_line` (on the token benchmark's
+//! fixtures, 765 `o200k_base` tokens against 869 for an 80-line range, 3,432 against 4,210 for
+//! a 352-line file).
 
 use serde::Serialize;
 use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
@@ -346,7 +353,7 @@ pub fn read_files(
 /// Read one or more text files, with line numbers.
 #[tool(
     name = "read_file",
-    description = "Read one or more text files, numbered like `cat -n`. A path may name a line range: `src/main.rs:10-20` or `src/main.rs:100-`; or give offset (first line, 1-based) and limit (lines). At most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Paths are relative to the first project, or `project:path`. Each file comes with the version of its whole content, which edits take as expected_version.",
+    description = "Read text files, numbered like `cat -n`: at most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Each file comes with its version, which edits take as expected_version.",
     category = "file_reading",
     toolsets(file),
     permissions(read_files),
@@ -355,11 +362,11 @@ pub fn read_files(
 )]
 pub async fn read_file(
     ctx: &ToolContext,
-    /// Files to read, each optionally with a line range (`path:10-20`).
+    /// Each may name a line range: `path:10-20`, `path:100-`.
     paths: Vec<String>,
-    /// First line to read, 1-based (for every path without its own range).
+    /// First line, 1-based.
     offset: Option<usize>,
-    /// Most lines to read per file (0 or absent: the default, 2,000).
+    /// Lines per file (default 2,000).
     limit: Option<usize>,
 ) -> ToolResult<FilesRead> {
     let ws = ctx.require_service::<Workspace>()?;

@@ -50,38 +50,27 @@ pub async fn grep(
     /// File or directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    /// Match case exactly.
-    #[param(default)]
-    case_sensitive: bool,
-    /// Match case only if the pattern has an upper-case letter.
-    #[param(default)]
-    smart_case: bool,
-    /// An extension ("tsx") or ripgrep type ("rust", "py").
+    #[param(default)] case_sensitive: bool,
+    #[param(default)] smart_case: bool,
+    /// e.g. "tsx", "rust".
     file_type: Option<String>,
-    /// Globs relative to path; "!" excludes: ["*.rs", "!**/tests/**"].
+    /// e.g. ["*.rs", "!**/tests/**"].
     glob: Option<Vec<String>>,
     /// Default 50, at most 1000.
     max_results: Option<usize>,
-    /// content (matching lines, default), files_with_matches or count.
+    /// Default content.
     output_mode: Option<OutputMode>,
-    /// Lines before each match.
     before: Option<usize>,
-    /// Lines after each match.
     after: Option<usize>,
-    /// Lines before and after each match.
     context: Option<usize>,
-    /// Let matches span lines (`.` still stops at a line end; use [\s\S]).
+    /// `.` still stops at line ends; use [\s\S].
     #[param(default)]
     multiline: bool,
-    /// Results to skip (the summary gives the next offset).
+    /// Results to skip.
     #[param(default)]
     offset: usize,
-    /// Search hidden files too.
-    #[param(default)]
-    include_hidden: bool,
-    /// Skip what .gitignore ignores.
-    #[param(default = true)]
-    respect_gitignore: bool,
+    #[param(default)] include_hidden: bool,
+    #[param(default = true)] respect_gitignore: bool,
 ) -> ToolResult<GrepResults> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = SearchConfig::of(ctx);

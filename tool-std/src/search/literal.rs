@@ -25,21 +25,21 @@ use crate::workspace::Workspace;
 #[allow(clippy::too_many_arguments)]
 pub async fn search(
     ctx: &ToolContext,
-    /// The text to find, taken literally ("foo(bar" finds exactly that).
+    /// Taken literally: "foo(bar" finds exactly that.
     query: String,
-    /// The file or directory to search, relative to the first project or `project:path` (default: the first project's root).
+    /// File or directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    /// Match letter case exactly (default false).
+    /// Match case exactly.
     #[param(default)]
     case_sensitive: bool,
-    /// Only files of this type: an extension ("rs") or a ripgrep type name ("rust", "py").
+    /// An extension ("rs") or ripgrep type ("rust").
     file_type: Option<String>,
-    /// Include/exclude globs relative to path, ripgrep -g style: ["*.md", "!docs/**"].
+    /// Globs relative to path; "!" excludes.
     glob: Option<Vec<String>>,
-    /// Most paths and most matching lines to return (default 50, at most 1000).
+    /// Default 50, at most 1000.
     max_results: Option<usize>,
-    /// Matching lines to skip, to page on.
+    /// Matching lines to skip.
     #[param(default)]
     offset: usize,
 ) -> ToolResult<GrepResults> {

@@ -9,6 +9,12 @@
 //! restricts itself and then execs it; `TMPDIR` is the call's own directory, removed after. Its lines are streamed as `TOOL_OUTPUT_CHUNK` events and kept in
 //! bounded captures; on its timeout, or when the call is cancelled, the whole group is ended
 //! and the answer says so, with what was printed until then.
+//!
+//! A command's output is text by nature; the tool still declares an output schema, because
+//! a program needs `return_code`, `status` and stdout apart from stderr. The structured form
+//! costs the text plus a fixed 30-odd tokens for those fields (fields without news, such as
+//! an empty stderr, are left out): 147 `o200k_base` tokens against 114 for a 13-line output
+//! on the token benchmark, the same margin for a long one.
 
 use std::time::{Duration, Instant};
 
