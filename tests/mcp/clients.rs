@@ -103,15 +103,20 @@ fn std_cases(dir: &Path) -> Vec<Case> {
             let e = error_json(a);
             assert_eq!(e["did_you_mean"], "web", "{e}");
         }),
-        // read_file: numbered lines, and one failing path that does not sink the other.
+        // read_file: the lines (numbered in the text, bare in the structured content), and
+        // one failing path that does not sink the other.
         case(
             json!({"op": "call", "name": "read_file", "arguments": {"paths": ["a.txt", "missing.txt"]}}),
             |a| {
                 assert_eq!(a["isError"], false, "{a}");
                 let s = &a["structured"];
                 assert_eq!(s["type"], "files_read", "{a}");
-                assert_eq!(
-                    s["files"][0]["content"], "     1\talpha\n     2\tbeta\n",
+                assert_eq!(s["files"][0]["content"], "alpha\nbeta\n", "{a}");
+                assert!(
+                    a["text"]
+                        .as_str()
+                        .unwrap()
+                        .contains("     1\talpha\n     2\tbeta\n"),
                     "{a}"
                 );
                 assert_eq!(s["failed"][0]["path"], "missing.txt", "{a}");
@@ -124,8 +129,7 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 assert_eq!(a["isError"], false, "{a}");
                 let s = &a["structured"];
                 assert_eq!(s["type"], "grep_results", "{a}");
-                assert_eq!(s["matches"][0]["path"], "a.txt", "{a}");
-                assert_eq!(s["matches"][0]["line"], 2, "{a}");
+                assert_eq!(s["matches"], json!({"a.txt": ["2:beta"]}), "{a}");
                 assert_eq!(s["summary"], "Found 1 match in 1 file.", "{a}");
             },
         ),

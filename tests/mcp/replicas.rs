@@ -188,11 +188,7 @@ fn client(addr: &str, n: usize) {
                 let read = ok(&call(addr, "read_file", json!({"paths": [path]}))).clone();
                 let file = &read["files"][0];
                 assert_eq!(file["version"], version, "client {n} call {i}");
-                assert_eq!(
-                    file["content"],
-                    format!("     1\t{content}"),
-                    "client {n} call {i}"
-                );
+                assert_eq!(file["content"], content, "client {n} call {i}");
             }
             2 => {
                 let pattern = format!("client {n} call");
@@ -206,7 +202,7 @@ fn client(addr: &str, n: usize) {
             _ => {
                 let read = ok(&call(addr, "read_file", json!({"paths": ["shared.txt"]}))).clone();
                 assert_eq!(
-                    read["files"][0]["content"], "     1\tshared\n",
+                    read["files"][0]["content"], "shared\n",
                     "client {n} call {i}"
                 );
             }

@@ -14,5 +14,6 @@ mod rules;
 mod sandbox;
 mod search;
 mod shell;
+mod tokens;
 mod web;
 mod workspace;

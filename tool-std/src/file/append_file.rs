@@ -58,7 +58,7 @@ pub fn append(
 /// Append content to the end of an existing file.
 #[tool(
     name = "append_file",
-    description = "Append content to the end of an existing file (in the file's own line endings). Pass the version read_file returned as expected_version to refuse the append if the file changed since.",
+    description = "Append content to the end of an existing file (in its own line endings).",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -67,13 +67,13 @@ pub fn append(
 )]
 pub async fn append_file(
     ctx: &ToolContext,
-    /// The file to append to, relative to the first project or `project:path`.
+    /// File (`project:path` for another project).
     path: String,
-    /// The text to add at the end (include a leading newline if the file lacks a final one).
+    /// Text to add (start with a newline if the file lacks a final one).
     content: String,
-    /// The file's version from read_file or your last edit; refused if it changed since.
+    /// From read_file or your last edit; refused if the file changed since.
     expected_version: Option<String>,
-    /// Append even if the file changed since it was read (no version check).
+    /// Skip the changed-since-read check.
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {

@@ -68,7 +68,7 @@ pub fn create(
 /// Create a new file with the given content.
 #[tool(
     name = "create_file",
-    description = "Create a file with the given content. Fails if it exists unless overwrite is true. create_parents: true creates missing directories.",
+    description = "Create a file. Fails if it exists unless overwrite is true.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -78,11 +78,11 @@ pub fn create(
 )]
 pub async fn create_file(
     ctx: &ToolContext,
-    /// The file to create, relative to the first project or `project:path`.
+    /// File (`project:path` for another project).
     path: String,
     /// The whole content of the file.
     content: String,
-    /// Replace the file if it exists (also when it changed since it was read).
+    /// Replace the file if it exists.
     #[param(default)]
     overwrite: bool,
     /// Create missing parent directories.

@@ -137,7 +137,7 @@ pub fn delete(
 /// Delete files (or a directory, with recursive: true).
 #[tool(
     name = "delete_file",
-    description = "Delete one or more files. A directory needs recursive: true. Every path is checked first; if one cannot be deleted, none is. Pass the versions read_file returned as expected_versions to refuse the deletion if a file changed since.",
+    description = "Delete files; a directory needs recursive: true. All or nothing: if one cannot be deleted, none is.",
     category = "file_management",
     toolsets(file),
     permissions(delete_files),
@@ -147,15 +147,15 @@ pub fn delete(
 )]
 pub async fn delete_file(
     ctx: &ToolContext,
-    /// Files (or directories) to delete, relative to the first project or `project:path`.
+    /// Files or directories (`project:path` for another project).
     paths: Vec<String>,
-    /// Delete directories with everything in them.
+    /// Delete directories with their contents.
     #[param(default)]
     recursive: bool,
-    /// Delete even files that changed since they were read (no version check).
+    /// Skip the changed-since-read check.
     #[param(default)]
     overwrite: bool,
-    /// Versions from read_file or your last edits; refused if a file changed since.
+    /// From read_file or your last edits; refused if a file changed since.
     #[param(default)]
     expected_versions: Vec<ExpectedVersion>,
 ) -> ToolResult<FilesDeleted> {

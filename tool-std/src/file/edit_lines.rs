@@ -42,7 +42,7 @@ pub struct LineEdit {
     pub start_line: usize,
     /// Last line, inclusive (delete, replace); default `start_line`.
     pub end_line: Option<usize>,
-    /// The new lines (insert, replace).
+    /// New lines (insert, replace).
     pub content: Option<String>,
     /// The current text of the target lines, checked before writing.
     pub expected: Option<String>,
@@ -191,7 +191,7 @@ pub fn edit_lines_in(
 /// Insert, delete or replace lines of a file by line number.
 #[tool(
     name = "edit_lines",
-    description = "Insert, delete or replace lines by number. insert: content goes after start_line (0 = top). delete/replace: lines start_line..end_line (inclusive, default start_line). Pass expected (the current text of those lines) so stale line numbers fail instead of editing the wrong lines. Pass the version read_file returned as expected_version to refuse the edit if the file changed since. Returns the diff and the new line count.",
+    description = "Insert, delete or replace lines by number. Pass expected (the current text of those lines) so stale line numbers fail instead of editing the wrong lines. Returns the diff.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -201,21 +201,21 @@ pub fn edit_lines_in(
 #[allow(clippy::too_many_arguments)]
 pub async fn edit_lines(
     ctx: &ToolContext,
-    /// The file, relative to the first project or `project:path`.
+    /// File (`project:path` for another project).
     path: String,
     /// insert, delete or replace.
     operation: LineOperation,
-    /// First line, 1-based (insert: the line after which to insert, 0 for the top).
+    /// 1-based; insert goes after it (0: top).
     start_line: usize,
-    /// Last line, inclusive (delete, replace); default start_line.
+    /// Inclusive (delete, replace); default start_line.
     end_line: Option<usize>,
-    /// The new lines (insert, replace).
+    /// New lines (insert, replace).
     content: Option<String>,
-    /// The current text of the target lines (insert: of line start_line); the edit fails if it differs.
+    /// Current text of those lines (insert: of start_line); the edit fails if it differs.
     expected: Option<String>,
-    /// The file's version from read_file or your last edit; refused if it changed since.
+    /// From read_file or your last edit; refused if the file changed since.
     expected_version: Option<String>,
-    /// Write even if the file changed since it was read (no version check).
+    /// Skip the changed-since-read check.
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {

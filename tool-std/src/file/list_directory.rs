@@ -8,6 +8,7 @@
 //! listed directory, its parents up to the root, and every directory entered) are respected by
 //! default, with ripgrep's matcher.
 
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -26,18 +27,21 @@ use crate::workspace::{Workspace, WsPath};
 /// The largest `.gitignore` read.
 const MAX_GITIGNORE_BYTES: u64 = 1024 * 1024;
 
-/// One entry of a listing.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct DirEntry {
+/// One entry of a listing, as the walk finds it.
+#[derive(Debug, Clone)]
+struct DirEntry {
     /// The path as the model writes it (relative to the root, or `name:path`).
-    pub path: String,
+    path: String,
     /// `file`, `directory`, `symlink` or `other`.
-    pub r#type: &'static str,
+    r#type: &'static str,
     /// Size in bytes (files only).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u64>,
+    size: Option<u64>,
     /// 1 for the directory's own entries, 2 for theirs...
-    pub depth: usize,
+    depth: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// The answer of `list_directory`.
@@ -47,31 +51,41 @@ pub struct DirListing {
     pub r#type: &'static str,
     /// The directory listed.
     pub path: String,
-    /// The entries, sorted by path (a directory before what is in it).
-    pub entries: Vec<DirEntry>,
-    /// Entries found but not shown (past `limit` or the output cap).
+    /// The entries, by their path relative to the listed directory: a directory's ends in
+    /// `/`, a symbolic link's in `@`; the value is a file's size in bytes, `null` for the
+    /// others. One map rather than an object per entry, so the structured answer costs no
+    /// more than the text.
+    pub entries: BTreeMap<String, Option<u64>>,
+    /// Entries found but not shown (past `limit` or the output cap; absent for 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub more: usize,
-    /// Whether the walk stopped counting (so there may be more than `more`).
+    /// Whether the walk stopped counting, so there may be more than `more` (absent when
+    /// false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub more_uncounted: bool,
-    /// Entries left out because a `.gitignore` ignores them.
+    /// Entries left out because a `.gitignore` ignores them (absent for 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub ignored: usize,
     /// What was left out and how to see it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The entries in the walk's order, for the text.
+    #[serde(skip)]
+    walked: Vec<DirEntry>,
 }
 
 impl Render for DirListing {
     fn status(&self) -> Option<String> {
         Some(format!(
             "Listed {} entries of {}",
-            self.entries.len(),
+            self.walked.len(),
             self.path
         ))
     }
 
     fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
         let mut out = format!("{}:\n", self.path);
-        for e in &self.entries {
+        for e in &self.walked {
             let indent = "  ".repeat(e.depth.saturating_sub(1));
             let name = e.path.rsplit('/').next().unwrap_or(&e.path);
             match (e.r#type, e.size) {
@@ -86,6 +100,24 @@ impl Render for DirListing {
             out.push('\n');
         }
         Some(out)
+    }
+}
+
+/// `path` relative to the listed directory `base` (both as the model writes paths: a root
+/// is `.`, `name:` or `name:.`, what is beneath it `a/b` or `name:a/b`).
+fn relative_to<'a>(base: &str, path: &'a str) -> &'a str {
+    let root = match base {
+        "." | "" => Some(""),
+        b if b.ends_with(":.") => Some(&b[..b.len() - 1]),
+        b if b.ends_with(':') => Some(b),
+        _ => None,
+    };
+    match root {
+        Some(prefix) => path.strip_prefix(prefix).unwrap_or(path),
+        None => path
+            .strip_prefix(base)
+            .and_then(|r| r.strip_prefix('/'))
+            .unwrap_or(path),
     }
 }
 
@@ -293,10 +325,25 @@ pub fn list(
             walk.ignored
         ));
     }
+    let base = opened.path.to_string();
+    let entries = walk
+        .entries
+        .iter()
+        .map(|e| {
+            let rel = relative_to(&base, &e.path);
+            let key = match e.r#type {
+                "directory" => format!("{rel}/"),
+                "symlink" => format!("{rel}@"),
+                _ => rel.to_owned(),
+            };
+            (key, e.size)
+        })
+        .collect();
     Ok(DirListing {
         r#type: "directory_listing",
-        path: opened.path.to_string(),
-        entries: walk.entries,
+        path: base,
+        entries,
+        walked: walk.entries,
         more,
         more_uncounted,
         ignored: walk.ignored,
@@ -307,7 +354,7 @@ pub fn list(
 /// List a directory's entries with type and size.
 #[tool(
     name = "list_directory",
-    description = "List a directory: entries with type and size, sorted. depth (default 1) descends into subdirectories; limit (default 500) caps the entries, the rest counted as \"N more\". Entries ignored by .gitignore are left out unless respect_gitignore is false. Symbolic links are listed, not followed.",
+    description = "List a directory's entries with their sizes, sorted; the rest past limit counted as \"N more\". Symbolic links are listed, not followed.",
     category = "search",
     toolsets(file),
     permissions(read_files),
@@ -316,14 +363,14 @@ pub fn list(
 )]
 pub async fn list_directory(
     ctx: &ToolContext,
-    /// The directory, relative to the first project or `project:path` (default: the first project's root).
+    /// Directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    /// How deep to list: 1 is the directory's own entries (default 1, at most 10).
+    /// Default 1, at most 10.
     depth: Option<usize>,
-    /// Most entries to return (default 500, at most 5,000).
+    /// Default 500, at most 5,000.
     limit: Option<usize>,
-    /// Leave out what .gitignore files ignore (default true).
+    /// Skip what .gitignore ignores.
     #[param(default = true)]
     respect_gitignore: bool,
 ) -> ToolResult<DirListing> {

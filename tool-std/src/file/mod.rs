@@ -74,7 +74,9 @@
 //!     .call(ToolCall::new("1", "read_file", r#"{"paths": ["notes.txt:2-3"]}"#))
 //!     .await
 //!     .to_json();
-//! assert_eq!(read["files"][0]["content"], "     2\ttwo\n     3\tthree\n");
+//! // The lines as they are, from start_line on (the model's text numbers them like `cat -n`).
+//! assert_eq!(read["files"][0]["content"], "two\nthree\n");
+//! assert_eq!(read["files"][0]["start_line"], 2);
 //!
 //! let edit = session
 //!     .call(ToolCall::new(
@@ -119,7 +121,7 @@ pub use config::FileConfig;
 pub use delete_file::FilesDeleted;
 pub use edit_lines::{LineEdit, LineOperation};
 pub use expected::ExpectedVersion;
-pub use list_directory::{DirEntry, DirListing};
+pub use list_directory::DirListing;
 pub use list_projects::{ListProjects, Project, ProjectList};
 pub use output::FileWritten;
 pub use read_file::{FailedRead, FileContent, FilesRead};

@@ -14,6 +14,13 @@
 //! (files larger than [`FileConfig::max_edit_bytes`], which no edit tool loads, have none:
 //! hashing them would cost a read of the whole file for every range). Every read is also
 //! recorded in the workspace, for the check of edits that carry no version.
+//!
+//! A file's content is text by nature; the tool still declares an output schema, because a
+//! program needs the range, the line count, the version and the failures as fields, and the
+//! structured form costs less than the text: the text numbers every line like `cat -n`, the
+//! structured `content` gives the lines bare with `start_line` (on the token benchmark's
+//! fixtures, 765 `o200k_base` tokens against 869 for an 80-line range, 3,432 against 4,210 for
+//! a 352-line file).
 
 use serde::Serialize;
 use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
@@ -21,7 +28,7 @@ use tool_macros::tool;
 
 use super::config::FileConfig;
 use super::edit::blocking;
-use super::reader::{Excerpt, LineRange, ReadLimits, Stop, read_lines};
+use super::reader::{Excerpt, LineRange, ReadLimits, Stop, numbered, read_lines};
 use crate::workspace::{StampingReader, Workspace};
 
 /// One file read.
@@ -29,7 +36,10 @@ use crate::workspace::{StampingReader, Workspace};
 pub struct FileContent {
     /// The path as shown to the model.
     pub path: String,
-    /// The lines, each as `{number:>6}\t{text}` (`cat -n`).
+    /// The lines as they are in the file (each ending in a newline; a line longer than the
+    /// limit cut with a note), from `start_line` on. The text content numbers them like
+    /// `cat -n`; here they are bare, so a program gets the file's own text and the answer
+    /// costs no more than the text.
     pub content: String,
     /// The first line returned (1-based).
     pub start_line: usize,
@@ -51,6 +61,8 @@ pub struct FileContent {
     resource: String,
     #[serde(skip)]
     capped: bool,
+    #[serde(skip)]
+    shown_len: usize,
 }
 
 /// A path that could not be read.
@@ -108,7 +120,9 @@ impl Render for FilesRead {
             if tracker.show(f.resource.clone()) {
                 out.push_str(&format!(
                     ">>>>> FILE: {} ({lines}, ~{} tokens{version})\n{}<<<<< END FILE\n",
-                    f.path, f.tokens, f.content
+                    f.path,
+                    f.tokens,
+                    numbered(&f.content, f.start_line)
                 ));
             } else {
                 out.push_str(&format!(
@@ -223,6 +237,7 @@ fn read_one(
         total_lines: excerpt.total_lines,
         version: stamp.map(|s| s.version.to_string()),
         tokens: excerpt.tokens,
+        shown_len: excerpt.shown_len,
         content: excerpt.content,
         note,
         resource,
@@ -309,7 +324,7 @@ pub fn read_files(
                 budget = if f.capped {
                     0
                 } else {
-                    budget.saturating_sub(f.content.len())
+                    budget.saturating_sub(f.shown_len)
                 };
                 files.push(f);
             }
@@ -338,7 +353,7 @@ pub fn read_files(
 /// Read one or more text files, with line numbers.
 #[tool(
     name = "read_file",
-    description = "Read one or more text files, numbered like `cat -n`. A path may name a line range: `src/main.rs:10-20` or `src/main.rs:100-`; or give offset (first line, 1-based) and limit (lines). At most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Paths are relative to the first project, or `project:path`. Each file comes with the version of its whole content, which edits take as expected_version.",
+    description = "Read text files, numbered like `cat -n`: at most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Each file comes with its version, which edits take as expected_version.",
     category = "file_reading",
     toolsets(file),
     permissions(read_files),
@@ -347,11 +362,11 @@ pub fn read_files(
 )]
 pub async fn read_file(
     ctx: &ToolContext,
-    /// Files to read, each optionally with a line range (`path:10-20`).
+    /// Each may name a line range: `path:10-20`, `path:100-`.
     paths: Vec<String>,
-    /// First line to read, 1-based (for every path without its own range).
+    /// First line, 1-based.
     offset: Option<usize>,
-    /// Most lines to read per file (0 or absent: the default, 2,000).
+    /// Lines per file (default 2,000).
     limit: Option<usize>,
 ) -> ToolResult<FilesRead> {
     let ws = ctx.require_service::<Workspace>()?;

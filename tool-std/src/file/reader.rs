@@ -52,6 +52,8 @@ pub(crate) struct Excerpt {
     /// Lines cut at `max_line_chars`.
     pub(crate) long_lines: usize,
     pub(crate) tokens: usize,
+    /// The length of the numbered text ([`numbered`]) of `content`.
+    pub(crate) shown_len: usize,
 }
 
 /// Reads `range` of the file `file` (of `len` bytes) through a buffered reader.
@@ -92,6 +94,7 @@ pub(crate) fn read_lines(
         line += seen;
     }
     let mut content = String::new();
+    let mut shown_len = 0usize;
     let mut raw = Vec::new();
     let mut long_lines = 0usize;
     let mut chars = 0usize;
@@ -119,7 +122,7 @@ pub(crate) fn read_lines(
             let text = String::from_utf8_lossy(body);
             let (shown_text, cut) = cut_chars(&text, limits.max_line_chars);
             let before = content.len();
-            let _ = write!(content, "{line:>6}\t{shown_text}");
+            let _ = write!(content, "{shown_text}");
             if cut {
                 long_lines += 1;
                 let _ = write!(
@@ -130,12 +133,15 @@ pub(crate) fn read_lines(
                 );
             }
             content.push('\n');
-            if content.len() > limits.budget {
+            // The budget is of the text the model reads, each line numbered like `cat -n`.
+            let cost = number_width(line) + content.len() - before;
+            if shown_len + cost > limits.budget {
                 content.truncate(before);
                 stop = Stop::Cap;
                 // The line was not returned: leave it for the next read.
                 break;
             }
+            shown_len += cost;
             chars += shown_text.chars().count();
             consumed += n as u64;
             returned += 1;
@@ -168,6 +174,7 @@ pub(crate) fn read_lines(
     };
     Ok(Excerpt {
         content,
+        shown_len,
         first,
         last,
         total_lines,
@@ -175,6 +182,21 @@ pub(crate) fn read_lines(
         long_lines,
         tokens: estimate_tokens(chars),
     })
+}
+
+/// The width of line `line`'s number in the numbered text: `{line:>6}\t`.
+fn number_width(line: usize) -> usize {
+    line.checked_ilog10().map_or(1, |d| d as usize + 1).max(6) + 1
+}
+
+/// `content` (whole lines, each ending in a newline) numbered like `cat -n` from `first`:
+/// `{number:>6}\t{text}`.
+pub(crate) fn numbered(content: &str, first: usize) -> String {
+    let mut out = String::with_capacity(content.len() + 8 * content.lines().count());
+    for (k, line) in content.split_inclusive('\n').enumerate() {
+        let _ = write!(out, "{:>6}\t{line}", first + k);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -198,7 +220,11 @@ mod tests {
             max_lines: 2,
         };
         let e = read_lines("f", text.as_bytes(), text.len() as u64, r, limits(1000)).unwrap();
-        assert_eq!(e.content, "     2\ttwo\n     3\tthree\n");
+        assert_eq!(e.content, "two\nthree\n");
+        assert_eq!(
+            numbered(&e.content, e.first),
+            "     2\ttwo\n     3\tthree\n"
+        );
         assert_eq!(
             (e.first, e.last, e.total_lines, e.stop),
             (2, 3, Some(4), Stop::Lines)
@@ -221,7 +247,7 @@ mod tests {
         let e = read_lines("f", text.as_bytes(), text.len() as u64, r, limits(1000)).unwrap();
         assert!(
             e.content
-                .starts_with("     1\tabcde … [line cut at 5 of 8 characters]\n")
+                .starts_with("abcde … [line cut at 5 of 8 characters]\n")
         );
         assert_eq!(e.long_lines, 1);
         let e = read_lines("f", text.as_bytes(), text.len() as u64, r, limits(10)).unwrap();

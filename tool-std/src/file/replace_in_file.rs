@@ -197,7 +197,7 @@ pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileW
 /// Find and replace text in a file.
 #[tool(
     name = "replace_in_file",
-    description = "Find and replace text in a file. find is literal text unless is_regex (then replace may use $1). Without replace_all, find must match exactly once (an error lists the lines of every match). preview_only returns the diff without writing. No match is reported as 0 replacements. Pass the version read_file returned as expected_version to refuse the edit if the file changed since.",
+    description = "Find and replace text in a file. Without replace_all, find must match exactly once (an error lists every match). No match is 0 replacements.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -208,24 +208,24 @@ pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileW
 #[allow(clippy::too_many_arguments)]
 pub async fn replace_in_file(
     ctx: &ToolContext,
-    /// The file, relative to the first project or `project:path`.
+    /// File (`project:path` for another project).
     path: String,
-    /// The text to find (a regular expression if is_regex).
+    /// Literal text, or a regex if is_regex.
     find: String,
     /// The replacement text.
     replace: String,
-    /// Treat find as a regular expression; replace may then use $1, ${name}.
+    /// find is a regex; replace may use $1.
     #[param(default)]
     is_regex: bool,
-    /// Replace every match (otherwise find must match exactly once).
+    /// Else find must match exactly once.
     #[param(default)]
     replace_all: bool,
-    /// Return the diff without writing.
+    /// Return the diff, write nothing.
     #[param(default)]
     preview_only: bool,
-    /// The file's version from read_file or your last edit; refused if it changed since.
+    /// From read_file or your last edit; refused if the file changed since.
     expected_version: Option<String>,
-    /// Write even if the file changed since it was read (no version check).
+    /// Skip the changed-since-read check.
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {

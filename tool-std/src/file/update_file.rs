@@ -52,7 +52,7 @@ pub fn update(
 /// Replace the whole content of an existing file.
 #[tool(
     name = "update_file",
-    description = "Replace the whole content of an existing file. Keeps its line endings and byte-order mark. Pass the version read_file returned as expected_version to refuse the write if the file changed since.",
+    description = "Replace the whole content of an existing file, keeping its line endings and byte-order mark.",
     category = "file_writing",
     toolsets(file),
     permissions(write_files),
@@ -61,13 +61,13 @@ pub fn update(
 )]
 pub async fn update_file(
     ctx: &ToolContext,
-    /// The file to update, relative to the first project or `project:path`.
+    /// File (`project:path` for another project).
     path: String,
-    /// The new content of the whole file.
+    /// The whole new content.
     content: String,
-    /// The file's version from read_file or your last edit; refused if it changed since.
+    /// From read_file or your last edit; refused if the file changed since.
     expected_version: Option<String>,
-    /// Write even if the file changed since it was read (no version check).
+    /// Skip the changed-since-read check.
     #[param(default)]
     overwrite: bool,
 ) -> ToolResult<FileWritten> {

@@ -194,7 +194,7 @@ pub(crate) fn matches_of(
         .take(take)
         .filter(|r| r.end <= buf.len() && r.start <= r.end)
         .map(|r| {
-            let (text, column) = cut(&buf[r.start..r.end], r.at - r.start, spec.max_line_chars);
+            let (text, _column) = cut(&buf[r.start..r.end], r.at - r.start, spec.max_line_chars);
             let lines = buf[r.start..r.end]
                 .iter()
                 .filter(|&&b| b == b'\n')
@@ -203,7 +203,6 @@ pub(crate) fn matches_of(
             GrepMatch {
                 path: shown.to_owned(),
                 line: r.line,
-                column,
                 text,
                 before: lines_before(buf, r.start, r.line, spec.before, spec.max_line_chars),
                 after: lines_after(

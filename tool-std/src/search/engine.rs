@@ -8,7 +8,7 @@ use tool_core::ToolError;
 use super::config::SearchConfig;
 use super::detail::{DetailSpec, matches_of};
 use super::matcher::{self, Pattern, Stop, watched};
-use super::results::{FileMatches, GrepResults, Skipped, SummaryOf, summary};
+use super::results::{GrepResults, Skipped, SummaryOf, grouped, summary};
 use super::scan::{ScanSpec, Unit, scan};
 use super::walk::{Scope, WalkOptions, walk};
 use crate::workspace::Workspace;
@@ -101,6 +101,7 @@ pub(crate) fn run(
         let total: u64 = scanned.hits.iter().map(|h| h.1).sum();
         let mut matches = Vec::new();
         let mut files = Vec::new();
+        let mut counts = std::collections::BTreeMap::new();
         let mut budget_cut = false;
         let shown;
         let window_end = req.offset.saturating_add(max_results);
@@ -159,12 +160,13 @@ pub(crate) fn run(
             }
             Output::FilesWithMatches | Output::Count => {
                 for &(i, count) in scanned.hits.iter().skip(req.offset).take(max_results) {
-                    files.push(FileMatches {
-                        path: shown_of(i),
-                        count: (req.output == Output::Count).then_some(count),
-                    });
+                    if req.output == Output::Count {
+                        counts.insert(shown_of(i), count);
+                    } else {
+                        files.push(shown_of(i));
+                    }
                 }
-                shown = files.len();
+                shown = files.len() + counts.len();
             }
         }
         let units = match req.output {
@@ -229,11 +231,9 @@ pub(crate) fn run(
         }
         Ok(GrepResults {
             r#type: req.kind,
-            pattern: req.pattern.text.clone(),
-            path: scope.path.to_string(),
-            output_mode: req.output.name(),
-            matches,
+            matches: grouped(&matches),
             files,
+            counts,
             path_matches,
             total_matches: (req.output != Output::FilesWithMatches).then_some(total),
             total_files,

@@ -26,23 +26,27 @@ pub enum GlobSort {
 pub struct GlobResults {
     /// Always `glob_results`.
     pub r#type: &'static str,
-    /// The pattern.
-    pub pattern: String,
-    /// The directory searched.
-    pub path: String,
+    /// The pattern (for the status line; the caller has it).
+    #[serde(skip)]
+    pub(crate) pattern: String,
     /// The files shown, as the model writes paths.
     pub files: Vec<String>,
     /// Files that match.
     pub total: usize,
     /// Whether `total` is exact (`false` when the walk stopped at the deadline or its file cap).
     pub exact: bool,
-    /// The offset of the first file shown.
+    /// The offset of the first file shown (absent for 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub offset: usize,
     /// The offset that shows the next files, when there are more.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_offset: Option<usize>,
     /// What was found and shown, and how to see more.
     pub summary: String,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Render for GlobResults {
@@ -80,24 +84,24 @@ impl Render for GlobResults {
 #[allow(clippy::too_many_arguments)]
 pub async fn glob(
     ctx: &ToolContext,
-    /// The glob, relative to path: "**/*.tsx", "src/**/*.test.ts", "*.{md,txt}"; a leading ! excludes.
+    /// e.g. "**/*.tsx", "src/**/*.test.ts"; a leading ! excludes.
     pattern: String,
-    /// The directory to search, relative to the first project or `project:path` (default: the first project's root).
+    /// Directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    /// More globs to leave out, e.g. ["node_modules", "dist/**", "**/*.min.js"] (a leading ! is optional).
+    /// Globs to leave out: ["node_modules", "dist/**"].
     exclude: Option<Vec<String>>,
-    /// Most files to return (default 100, at most 5000).
+    /// Default 100, at most 5000.
     max_results: Option<usize>,
     /// path (default) or modified (newest first).
     sort: Option<GlobSort>,
-    /// Files to skip, to page on.
+    /// Files to skip.
     #[param(default)]
     offset: usize,
-    /// Include hidden files and directories (names starting with a dot).
+    /// Include dot files.
     #[param(default)]
     include_hidden: bool,
-    /// Leave out what .gitignore/.ignore files ignore (default true).
+    /// Skip what .gitignore ignores.
     #[param(default = true)]
     respect_gitignore: bool,
 ) -> ToolResult<GlobResults> {
@@ -245,7 +249,6 @@ fn find(
     Ok(GlobResults {
         r#type: "glob_results",
         pattern: pattern.to_owned(),
-        path: scope.path.to_string(),
         files: shown,
         total,
         exact,

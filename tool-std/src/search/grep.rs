@@ -45,43 +45,32 @@ impl OutputMode {
 #[allow(clippy::too_many_arguments)]
 pub async fn grep(
     ctx: &ToolContext,
-    /// The regular expression (Rust regex syntax, as ripgrep), e.g. "fn\\s+main" or "TODO|FIXME".
+    /// e.g. "fn\\s+main", "TODO|FIXME".
     pattern: String,
-    /// The file or directory to search, relative to the first project or `project:path` (default: the first project's root).
+    /// File or directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    /// Match letter case exactly (default false: case-insensitive).
-    #[param(default)]
-    case_sensitive: bool,
-    /// Case-insensitive unless the pattern contains an upper-case letter (overrides case_sensitive).
-    #[param(default)]
-    smart_case: bool,
-    /// Only files of this type: an extension ("rs", "tsx") or a ripgrep type name ("rust", "py", "js").
+    #[param(default)] case_sensitive: bool,
+    #[param(default)] smart_case: bool,
+    /// e.g. "tsx", "rust".
     file_type: Option<String>,
-    /// Include/exclude globs relative to path, ripgrep -g style: ["*.rs"], ["src/**", "!**/generated/**"].
+    /// e.g. ["*.rs", "!**/tests/**"].
     glob: Option<Vec<String>>,
-    /// Most results to return: matches in content mode, files otherwise (default 50, at most 1000).
+    /// Default 50, at most 1000.
     max_results: Option<usize>,
-    /// content (default), files_with_matches or count.
+    /// Default content.
     output_mode: Option<OutputMode>,
-    /// Lines to show before each match.
     before: Option<usize>,
-    /// Lines to show after each match.
     after: Option<usize>,
-    /// Lines to show before and after each match (before/after override it).
     context: Option<usize>,
-    /// Let matches span lines.
+    /// `.` still stops at line ends; use [\s\S].
     #[param(default)]
     multiline: bool,
-    /// Results to skip, to page on (the summary gives the next offset).
+    /// Results to skip.
     #[param(default)]
     offset: usize,
-    /// Search hidden files and directories too.
-    #[param(default)]
-    include_hidden: bool,
-    /// Leave out what .gitignore/.ignore files ignore (default true).
-    #[param(default = true)]
-    respect_gitignore: bool,
+    #[param(default)] include_hidden: bool,
+    #[param(default = true)] respect_gitignore: bool,
 ) -> ToolResult<GrepResults> {
     let ws = ctx.require_service::<Workspace>()?;
     let config = SearchConfig::of(ctx);

@@ -16,7 +16,7 @@ use crate::workspace::Workspace;
 /// Find literal text in file paths and contents.
 #[tool(
     name = "search",
-    description = "Find literal text (no regex syntax needed) in file paths and file contents in one call. Case-insensitive unless case_sensitive is true. Respects .gitignore, skips hidden, binary and large files. Returns the files whose path contains the text and the matching lines (sorted by path then line, max_results each, default 50; offset pages through the lines), with a summary of how many there are. Use grep for regular expressions.",
+    description = "Find literal text in file paths and contents in one call. Case-insensitive by default. Skips .gitignored, hidden, binary and large files. max_results (default 50) and offset page through the lines. Use grep for regular expressions.",
     category = "search",
     toolsets(search),
     permissions(read_files),
@@ -25,21 +25,21 @@ use crate::workspace::Workspace;
 #[allow(clippy::too_many_arguments)]
 pub async fn search(
     ctx: &ToolContext,
-    /// The text to find, taken literally ("foo(bar" finds exactly that).
+    /// Taken literally: "foo(bar" finds exactly that.
     query: String,
-    /// The file or directory to search, relative to the first project or `project:path` (default: the first project's root).
+    /// File or directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    /// Match letter case exactly (default false).
+    /// Match case exactly.
     #[param(default)]
     case_sensitive: bool,
-    /// Only files of this type: an extension ("rs") or a ripgrep type name ("rust", "py").
+    /// An extension ("rs") or ripgrep type ("rust").
     file_type: Option<String>,
-    /// Include/exclude globs relative to path, ripgrep -g style: ["*.md", "!docs/**"].
+    /// Globs relative to path; "!" excludes.
     glob: Option<Vec<String>>,
-    /// Most paths and most matching lines to return (default 50, at most 1000).
+    /// Default 50, at most 1000.
     max_results: Option<usize>,
-    /// Matching lines to skip, to page on.
+    /// Matching lines to skip.
     #[param(default)]
     offset: usize,
 ) -> ToolResult<GrepResults> {

@@ -67,7 +67,9 @@
 //!     .await
 //!     .to_json();
 //! assert_eq!(found["type"], "grep_results");
-//! assert_eq!(found["matches"][0]["path"], "src/lib.rs");
+//! // Each file's lines, `N:text` for a match.
+//! assert_eq!(found["matches"]["src/lib.rs"], serde_json::json!(["1:pub fn run() {}"]));
+//! assert_eq!(found["matches"]["src/main.rs"], serde_json::json!(["1:fn main() {"]));
 //! assert_eq!(found["summary"], "Found 2 matches in 2 files.");
 //!
 //! let files = session
@@ -94,7 +96,7 @@ mod walk;
 pub use config::SearchConfig;
 pub use glob::{GlobResults, GlobSort};
 pub use grep::OutputMode;
-pub use results::{ContextLine, FileMatches, GrepMatch, GrepResults, Skipped};
+pub use results::{GrepResults, Skipped};
 
 use tool_core::ToolError;
 

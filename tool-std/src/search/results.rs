@@ -4,43 +4,31 @@
 use serde::Serialize;
 use tool_core::{Render, ResourcesTracker};
 
-/// A line around a match.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct ContextLine {
+use std::collections::BTreeMap;
+
+/// A line around a match (the engine's; the answer carries it as an `N-text` line).
+#[derive(Debug, Clone)]
+pub(crate) struct ContextLine {
     /// Its number (1-based).
-    pub line: u64,
+    pub(crate) line: u64,
     /// Its text (cut when long).
-    pub text: String,
+    pub(crate) text: String,
 }
 
-/// One match (in `content` mode).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct GrepMatch {
+/// One match as the engine finds it (the answer carries it as an `N:text` line).
+#[derive(Debug, Clone)]
+pub(crate) struct GrepMatch {
     /// The file, as the model writes paths.
-    pub path: String,
+    pub(crate) path: String,
     /// The line number (1-based; a multiline match's first line).
-    pub line: u64,
-    /// Where the match starts in the line (1-based, in characters).
-    pub column: u64,
+    pub(crate) line: u64,
     /// The matching line (lines, for a multiline match), cut around the match when longer
     /// than the configured width, with `…` where text was left out.
-    pub text: String,
+    pub(crate) text: String,
     /// Lines before it (`before` / `context`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub before: Vec<ContextLine>,
+    pub(crate) before: Vec<ContextLine>,
     /// Lines after it (`after` / `context`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub after: Vec<ContextLine>,
-}
-
-/// A file with matches (in `files_with_matches` and `count` modes).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct FileMatches {
-    /// The file.
-    pub path: String,
-    /// Its matches (`count` mode).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub count: Option<u64>,
+    pub(crate) after: Vec<ContextLine>,
 }
 
 /// Files a search left out.
@@ -60,24 +48,31 @@ impl Skipped {
     }
 }
 
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 /// The answer of `grep` (`type: "grep_results"`) and `search` (`type:
 /// "file_search_results"`, apart from the web tool's `search_results`).
+///
+/// One of `matches` (`content` mode), `files` (`files_with_matches`) or `counts` (`count`)
+/// holds the results, in ripgrep's compact line forms rather than an object per match, so
+/// the structured answer costs no more than its text.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct GrepResults {
     /// `grep_results` or `file_search_results`.
     pub r#type: &'static str,
-    /// The pattern (or literal text) searched for.
-    pub pattern: String,
-    /// The file or directory searched.
-    pub path: String,
-    /// `content`, `files_with_matches` or `count`.
-    pub output_mode: &'static str,
-    /// The matches shown (`content`), sorted by path, then line.
+    /// `content` mode: each file's lines, by path: `N:text` for a matching line (a multiline
+    /// match's lines in one entry), `N-text` for a context line, `--` between groups that
+    /// are not adjacent. Long lines are cut around the match with `…`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub matches: BTreeMap<String, Vec<String>>,
+    /// `files_with_matches` mode: the files shown, sorted.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub matches: Vec<GrepMatch>,
-    /// The files shown (`files_with_matches`, `count`), sorted by path.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub files: Vec<FileMatches>,
+    pub files: Vec<String>,
+    /// `count` mode: matches per file, for the files shown.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub counts: BTreeMap<String, u64>,
     /// Files whose path contains the text (`search` only), sorted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path_matches: Option<Vec<String>>,
@@ -90,7 +85,8 @@ pub struct GrepResults {
     /// Whether the totals are exact; `false` when the search stopped early (it had what it
     /// returns, or the deadline came), so they are lower bounds.
     pub exact: bool,
-    /// The offset of the first result shown.
+    /// The offset of the first result shown (absent for 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
     pub offset: usize,
     /// The offset that shows the next results, when there are more.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -104,6 +100,45 @@ pub struct GrepResults {
     /// What was found and shown, and how to see more: "Found 523 matches in 41 files,
     /// showing first 50. ...".
     pub summary: String,
+}
+
+/// The engine's matches as each file's lines (`N:text`, `N-text`, `--`): context shared by
+/// two matches is shown once, and after-context stops where the file's next match begins.
+pub(crate) fn grouped(matches: &[GrepMatch]) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut last: Option<(&str, u64)> = None;
+    for (k, m) in matches.iter().enumerate() {
+        let first = m.before.first().map_or(m.line, |c| c.line);
+        let lines = out.entry(m.path.clone()).or_default();
+        let mut end = match last {
+            Some((p, end)) if p == m.path => {
+                if first > end + 1 {
+                    lines.push("--".to_owned());
+                }
+                end
+            }
+            _ => 0,
+        };
+        for c in &m.before {
+            if c.line > end {
+                lines.push(format!("{}-{}", c.line, c.text));
+            }
+        }
+        lines.push(format!("{}:{}", m.line, m.text));
+        end = end.max(m.line + m.text.matches('\n').count() as u64);
+        let next = matches
+            .get(k + 1)
+            .filter(|n| n.path == m.path)
+            .map_or(u64::MAX, |n| n.line);
+        for c in &m.after {
+            if c.line < next && c.line > end {
+                lines.push(format!("{}-{}", c.line, c.text));
+                end = c.line;
+            }
+        }
+        last = Some((&m.path, end));
+    }
+    out
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -240,55 +275,23 @@ impl Render for GrepResults {
             }
             out.push('\n');
         }
-        let mut last: Option<(&str, u64)> = None;
-        for (k, m) in self.matches.iter().enumerate() {
-            let first = m.before.first().map_or(m.line, |c| c.line);
-            match last {
-                Some((p, end)) if p == m.path => {
-                    if first > end + 1 {
-                        out.push_str("--\n");
-                    }
-                }
-                Some(_) => {
-                    out.push('\n');
-                    out.push_str(&m.path);
-                    out.push('\n');
-                }
-                None => {
-                    out.push_str(&m.path);
-                    out.push('\n');
-                }
+        for (k, (path, lines)) in self.matches.iter().enumerate() {
+            if k > 0 {
+                out.push('\n');
             }
-            let mut end = last.filter(|(p, _)| *p == m.path).map_or(0, |l| l.1);
-            for c in &m.before {
-                if c.line > end {
-                    out.push_str(&format!("{}-{}\n", c.line, c.text));
-                }
+            out.push_str(path);
+            out.push('\n');
+            for line in lines {
+                out.push_str(line);
+                out.push('\n');
             }
-            out.push_str(&format!("{}:{}\n", m.line, m.text));
-            end = end.max(m.line + m.text.matches('\n').count() as u64);
-            // After-context stops where the next match of the file begins.
-            let next = self
-                .matches
-                .get(k + 1)
-                .filter(|n| n.path == m.path)
-                .map_or(u64::MAX, |n| n.line);
-            for c in &m.after {
-                if c.line < next && c.line > end {
-                    out.push_str(&format!("{}-{}\n", c.line, c.text));
-                    end = c.line;
-                }
-            }
-            last = Some((&m.path, end));
         }
         for f in &self.files {
-            match f.count {
-                Some(c) => out.push_str(&format!("{}:{c}\n", f.path)),
-                None => {
-                    out.push_str(&f.path);
-                    out.push('\n');
-                }
-            }
+            out.push_str(f);
+            out.push('\n');
+        }
+        for (path, count) in &self.counts {
+            out.push_str(&format!("{path}:{count}\n"));
         }
         if !out.is_empty() {
             out.push('\n');

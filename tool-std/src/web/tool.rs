@@ -18,6 +18,10 @@
 //!
 //! Configuration comes from the host as a [`WebConfig`] service; without one the tool uses
 //! [`WebConfig::from_env`], built once per process.
+//!
+//! A fetched page is text by nature; the tool declares an output schema all the same, as
+//! its text for the model is its JSON: the structured content is the text, token for token
+//! (the token benchmark's page and search answer: 1.00x).
 
 use std::sync::{Arc, OnceLock};
 

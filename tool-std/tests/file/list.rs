@@ -8,17 +8,21 @@ use tool_core::Permission;
 use crate::support::file::Fixture;
 use crate::support::inventory_registry;
 
+/// The entries' paths from the root (the answer gives them relative to the listed
+/// directory, a directory's with a trailing `/`), in the answer's order.
 fn paths(v: &serde_json::Value) -> Vec<String> {
+    let base = v["path"].as_str().unwrap().trim_start_matches("main:");
     v["entries"]
-        .as_array()
+        .as_object()
         .unwrap()
-        .iter()
-        .map(|e| {
-            e["path"]
-                .as_str()
-                .unwrap()
-                .trim_start_matches("main:")
-                .to_owned()
+        .keys()
+        .map(|k| {
+            let k = k.trim_end_matches(['/', '@']);
+            if base == "." || base.is_empty() {
+                k.to_owned()
+            } else {
+                format!("{base}/{k}")
+            }
         })
         .collect()
 }
@@ -32,14 +36,17 @@ async fn entries_are_sorted_with_type_size_and_depth() {
     f.write("c/one.txt", "1");
     let r = f.call("list_directory", json!({})).await;
     assert_eq!(paths(&r), ["a", "b.txt", "c"]);
-    assert_eq!(r["entries"][1]["size"], 5);
-    assert_eq!(r["entries"][0]["type"], "directory");
+    assert_eq!(
+        r["entries"],
+        json!({"a/": null, "b.txt": 5, "c/": null}),
+        "directories end in `/`, files give their size"
+    );
     let r = f.call("ls", json!({"path": ".", "depth": 2})).await;
     assert_eq!(
         paths(&r),
         ["a", "a/deeper", "a/z.txt", "b.txt", "c", "c/one.txt"]
     );
-    assert_eq!(r["entries"][1]["depth"], 2);
+    assert_eq!(r["entries"]["a/z.txt"], 1, "{r}");
     let r = f.call("list_files", json!({"path": "a", "depth": 5})).await;
     assert_eq!(paths(&r), ["a/deeper", "a/deeper/x.txt", "a/z.txt"]);
     let r = f.call("list_directory", json!({"path": "b.txt"})).await;
@@ -55,7 +62,7 @@ async fn limit_says_how_many_more() {
         f.write(&format!("f{i:02}.txt"), "x");
     }
     let r = f.call("list_directory", json!({"limit": 10})).await;
-    assert_eq!(r["entries"].as_array().unwrap().len(), 10);
+    assert_eq!(r["entries"].as_object().unwrap().len(), 10);
     assert_eq!(r["more"], 20);
     assert_eq!(
         r["note"],

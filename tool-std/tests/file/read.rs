@@ -7,6 +7,12 @@ use tool_core::ResourcesTracker;
 
 use crate::support::file::{Fixture, error_text, error_type};
 
+/// Lines `from..=to` of [`lines`]: the structured `content`, bare.
+fn bare(from: usize, to: usize) -> String {
+    (from..=to).map(|i| format!("line {i}\n")).collect()
+}
+
+/// The same lines numbered like `cat -n`, as the text shows them.
 fn numbered(from: usize, to: usize) -> String {
     (from..=to).map(|i| format!("{i:>6}\tline {i}\n")).collect()
 }
@@ -19,9 +25,12 @@ fn lines(n: usize) -> String {
 async fn ranges_offsets_and_numbering() {
     let f = Fixture::new();
     f.write("f.txt", lines(30));
-    let r = f.call("read_file", json!({"paths": ["f.txt:10-20"]})).await;
+    let (r, text) = f
+        .call_text("read_file", json!({"paths": ["f.txt:10-20"]}))
+        .await;
     let file = &r["files"][0];
-    assert_eq!(file["content"], numbered(10, 20));
+    assert_eq!(file["content"], bare(10, 20));
+    assert!(text.contains(&numbered(10, 20)), "{text}");
     assert_eq!(
         (file["start_line"].clone(), file["end_line"].clone()),
         (json!(10), json!(20))
@@ -38,9 +47,9 @@ async fn ranges_offsets_and_numbering() {
             json!({"paths": ["f.txt"], "offset": 25, "limit": 3}),
         )
         .await;
-    assert_eq!(r["files"][0]["content"], numbered(25, 27));
+    assert_eq!(r["files"][0]["content"], bare(25, 27));
     let r = f.call("read_file", json!({"paths": ["f.txt:28-"]})).await;
-    assert_eq!(r["files"][0]["content"], numbered(28, 30));
+    assert_eq!(r["files"][0]["content"], bare(28, 30));
     assert_eq!(r["files"][0]["truncated"], false);
     assert!(r["files"][0].get("note").is_none(), "{r}");
     let r = f.call("read_file", json!({"paths": ["f.txt:40-50"]})).await;
@@ -74,7 +83,7 @@ async fn default_limits_cut_at_2000_lines_and_2000_chars_with_a_way_on() {
     assert_eq!(
         first,
         format!(
-            "     1\t{} … [line cut at 2000 of 5000 characters]",
+            "{} … [line cut at 2000 of 5000 characters]",
             "x".repeat(2000)
         )
     );
@@ -191,5 +200,5 @@ async fn aliases_and_list_projects() {
     assert_eq!(r["projects"][1]["read_only"], true);
     assert_eq!(r["projects"][1]["path"], f.ro.display().to_string());
     let r = f.call("read_file", json!({"paths": ["ro:file.txt"]})).await;
-    assert_eq!(r["files"][0]["content"], "     1\tread-only content\n");
+    assert_eq!(r["files"][0]["content"], "read-only content\n");
 }

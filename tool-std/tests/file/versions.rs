@@ -47,7 +47,7 @@ async fn read_file_gives_the_version_of_the_whole_file_in_its_answer_and_text() 
             json!({"paths": ["a.txt:2-2", "main:a.txt:3-"]}),
         )
         .await;
-    assert_eq!(r["files"][0]["content"], "     2\ttwo\n");
+    assert_eq!(r["files"][0]["content"], "two\n");
     assert_eq!(r["files"][0]["version"], "b6285c57e879");
     assert_eq!(r["files"][1]["version"], "b6285c57e879");
     let r = f

@@ -13,18 +13,19 @@ use tool_std::shell::ShellConfig;
 use crate::support::inventory_registry;
 use crate::support::shell::helper;
 
-/// A session over the rules' workspace with `rules`, whose approver counts what it is asked
-/// and answers `approve`; the rule each request named is kept.
-fn session(
-    rules: &[(Effect, &str)],
-    approve: bool,
-) -> (
+/// What [`session`] makes: the temp dir (kept alive), the main root, the session, how many
+/// times the approver was asked, and the rule each request named.
+type Rig = (
     tempfile::TempDir,
     std::path::PathBuf,
     Session,
     Arc<AtomicUsize>,
     Arc<std::sync::Mutex<Vec<Option<String>>>>,
-) {
+);
+
+/// A session over the rules' workspace with `rules`, whose approver counts what it is asked
+/// and answers `approve`; the rule each request named is kept.
+fn session(rules: &[(Effect, &str)], approve: bool) -> Rig {
     let (tmp, ws) = super::workspace();
     let main = ws.roots()[0].path().to_path_buf();
     let mut shell = ShellConfig::default();

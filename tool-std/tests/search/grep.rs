@@ -6,7 +6,7 @@ use serde_json::json;
 use tool_core::Permission;
 
 use crate::support::inventory_registry;
-use crate::support::search::{Fixture, file_paths, match_lines};
+use crate::support::search::{Fixture, file_lines, file_paths, match_entries, match_lines};
 
 fn fixture() -> Fixture {
     let f = Fixture::new();
@@ -116,12 +116,16 @@ async fn output_modes() {
     assert_eq!(file_paths(&v)[0], "many.txt");
     assert_eq!(v["total_files"], 7);
     assert!(v.get("total_matches").is_none(), "{v}");
-    assert!(v["files"][0].get("count").is_none(), "{v}");
+    assert!(
+        v["files"][0].is_string() && v.get("counts").is_none(),
+        "{v}"
+    );
     assert_eq!(v["summary"], "Found 7 files with matches.");
     let v = f
         .call("grep", json!({"pattern": "answer", "output_mode": "count"}))
         .await;
-    assert_eq!(v["files"][0], json!({"path": "many.txt", "count": 3}));
+    assert_eq!(v["counts"]["many.txt"], 3, "{v}");
+    assert!(v.get("files").is_none(), "{v}");
     assert_eq!(v["total_matches"], 9);
     assert_eq!(v["summary"], "Found 9 matches in 7 files.");
     let v = f
@@ -139,15 +143,9 @@ async fn context_lines_before_and_after() {
     let v = f
         .call("grep", json!({"pattern": "^line 10$", "context": 2}))
         .await;
-    let m = &v["matches"][0];
-    assert_eq!(m["line"], 10);
     assert_eq!(
-        m["before"],
-        json!([{"line": 8, "text": "line 8"}, {"line": 9, "text": "line 9"}])
-    );
-    assert_eq!(
-        m["after"],
-        json!([{"line": 11, "text": "line 11"}, {"line": 12, "text": "line 12"}])
+        v["matches"],
+        json!({"a.txt": ["8-line 8", "9-line 9", "10:line 10", "11-line 11", "12-line 12"]})
     );
     let v = f
         .call(
@@ -155,9 +153,7 @@ async fn context_lines_before_and_after() {
             json!({"pattern": "^line 1$", "before": 3, "after": 1, "context": 9}),
         )
         .await;
-    let m = &v["matches"][0];
-    assert!(m.get("before").is_none(), "{m}");
-    assert_eq!(m["after"], json!([{"line": 2, "text": "line 2"}]));
+    assert_eq!(file_lines(&v, "a.txt"), ["1:line 1", "2-line 2"]);
     let (_, text) = f
         .call_text("grep", json!({"pattern": "^line (5|6|15)$", "context": 1}))
         .await;
@@ -181,7 +177,7 @@ async fn multiline_matches_span_lines() {
         .call("grep", json!({"pattern": r"\}\nimpl", "multiline": true}))
         .await;
     assert_eq!(match_lines(&v), ["a.rs:4"]);
-    assert_eq!(v["matches"][0]["text"], "}\nimpl B {");
+    assert_eq!(file_lines(&v, "a.rs"), ["4:}\nimpl B {"]);
     let v = f
         .call(
             "grep",
@@ -202,9 +198,9 @@ async fn summary_and_paging_with_offset() {
     let v = f
         .call("grep", json!({"pattern": "hit", "max_results": 25}))
         .await;
-    assert_eq!(v["matches"].as_array().unwrap().len(), 25);
-    assert_eq!(v["matches"][24]["path"], "f4.txt");
-    assert_eq!(v["matches"][24]["line"], 1);
+    let shown = match_lines(&v);
+    assert_eq!(shown.len(), 25);
+    assert_eq!(shown[24], "f4.txt:1");
     assert_eq!(v["next_offset"], 25);
     assert_eq!(v["exact"], false);
     assert_eq!(
@@ -217,16 +213,18 @@ async fn summary_and_paging_with_offset() {
             json!({"pattern": "hit", "max_results": 25, "offset": 25}),
         )
         .await;
-    assert_eq!(v["matches"][0]["path"], "f4.txt");
-    assert_eq!(v["matches"][0]["line"], 2);
-    assert_eq!(v["matches"][0]["text"], "hit 4 1");
+    assert_eq!(
+        match_entries(&v)[0],
+        ("f4.txt".to_owned(), 2, "hit 4 1".to_owned())
+    );
+    assert_eq!(v["offset"], 25);
     let v = f
         .call(
             "grep",
             json!({"pattern": "hit", "max_results": 25, "offset": 50}),
         )
         .await;
-    assert_eq!(v["matches"].as_array().unwrap().len(), 10);
+    assert_eq!(match_lines(&v).len(), 10);
     assert_eq!(v["exact"], true);
     assert!(v.get("next_offset").is_none(), "{v}");
     assert_eq!(v["summary"], "Found 60 matches in 10 files, showing 51-60.");
@@ -236,7 +234,8 @@ async fn summary_and_paging_with_offset() {
     assert_eq!(v["summary"], "Found 60 matches in 10 files.");
     // The default is 50.
     let v = f.call("grep", json!({"pattern": "hit"})).await;
-    assert_eq!(v["matches"].as_array().unwrap().len(), 50);
+    assert_eq!(match_lines(&v).len(), 50);
+    assert!(v.get("offset").is_none(), "an offset of 0 is left out: {v}");
     let v = f
         .call("grep", json!({"pattern": "hit", "output_mode": "files_with_matches", "max_results": 3, "offset": 3}))
         .await;
@@ -279,11 +278,11 @@ async fn long_lines_are_cut_around_the_match() {
         format!("{}NEEDLE{}\n", "a".repeat(5000), "b".repeat(5000)),
     );
     let v = f.call("grep", json!({"pattern": "needle"})).await;
-    let text = v["matches"][0]["text"].as_str().unwrap();
+    let (_, line, text) = match_entries(&v).remove(0);
+    assert_eq!(line, 1);
     assert!(text.contains("NEEDLE"), "{text}");
     assert!(text.starts_with('…') && text.ends_with('…'), "{text}");
     assert!(text.chars().count() <= 502, "{}", text.len());
-    assert_eq!(v["matches"][0]["column"], 5001);
 }
 
 #[tokio::test]
@@ -343,7 +342,7 @@ async fn output_is_bounded_by_the_configured_size() {
     let v = f
         .call("grep", json!({"pattern": "needle", "max_results": 100}))
         .await;
-    let shown = v["matches"].as_array().unwrap().len();
+    let shown = match_lines(&v).len();
     assert!((1..100).contains(&shown), "{shown}");
     assert_eq!(v["next_offset"], shown, "{v}");
     assert!(

@@ -71,39 +71,57 @@ pub(crate) fn session_for(
     b.build().session()
 }
 
+/// Each match of the answer (content mode) as `(path, line, text)`, from its `N:text` lines
+/// (context lines, `N-text`, and `--` left out).
+pub(crate) fn match_entries(v: &Value) -> Vec<(String, u64, String)> {
+    let mut out = Vec::new();
+    if let Some(files) = v["matches"].as_object() {
+        for (path, lines) in files {
+            for line in lines.as_array().expect("a file's lines") {
+                let line = line.as_str().expect("a line");
+                let digits = line.find(|c: char| !c.is_ascii_digit()).unwrap_or(0);
+                if digits > 0 && line[digits..].starts_with(':') {
+                    out.push((
+                        path.clone(),
+                        line[..digits].parse().expect("a line number"),
+                        line[digits + 1..].to_owned(),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The `path` of each match (content mode).
 pub(crate) fn match_paths(v: &Value) -> Vec<String> {
-    v["matches"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|m| m["path"].as_str().unwrap().to_owned())
-                .collect()
-        })
-        .unwrap_or_default()
+    match_entries(v).into_iter().map(|(p, _, _)| p).collect()
 }
 
 /// `path:line` of each match.
 pub(crate) fn match_lines(v: &Value) -> Vec<String> {
-    v["matches"]
+    match_entries(v)
+        .into_iter()
+        .map(|(p, n, _)| format!("{p}:{n}"))
+        .collect()
+}
+
+/// A file's lines in the answer (content mode): `N:text`, `N-text` and `--`.
+pub(crate) fn file_lines(v: &Value, path: &str) -> Vec<String> {
+    v["matches"][path]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|m| format!("{}:{}", m["path"].as_str().unwrap(), m["line"]))
-                .collect()
-        })
+        .map(|a| a.iter().map(|l| l.as_str().unwrap().to_owned()).collect())
         .unwrap_or_default()
 }
 
-/// The `path` of each file (files_with_matches / count mode).
+/// The files shown: `files` (files_with_matches mode) or the keys of `counts` (count mode).
 pub(crate) fn file_paths(v: &Value) -> Vec<String> {
+    if let Some(counts) = v["counts"].as_object() {
+        return counts.keys().cloned().collect();
+    }
     v["files"]
         .as_array()
-        .map(|a| {
-            a.iter()
-                .map(|f| f["path"].as_str().or(f.as_str()).unwrap().to_owned())
-                .collect()
-        })
+        .map(|a| a.iter().map(|f| f.as_str().unwrap().to_owned()).collect())
         .unwrap_or_default()
 }
 

@@ -103,10 +103,10 @@ pub async fn apply_patch(
     ctx: &ToolContext,
     /// The patch, from `*** Begin Patch` to `*** End Patch`.
     patch: String,
-    /// Apply even to files that changed since they were read (no version check).
+    /// Skip the check that files are unchanged since read.
     #[param(default)]
     overwrite: bool,
-    /// Versions from read_file of files the patch changes; refused if one changed since.
+    /// read_file versions of changed files; refused if one changed since.
     #[param(default)]
     expected_versions: Vec<ExpectedVersion>,
 ) -> ToolResult<PatchApplied> {
