@@ -87,6 +87,8 @@ impl Shared {
 pub(crate) struct McpHandler {
     shared: Arc<Shared>,
     session: Session,
+    /// Names each call's conversation.
+    who: super::who::Who,
 }
 
 impl std::fmt::Debug for McpHandler {
@@ -100,7 +102,12 @@ impl std::fmt::Debug for McpHandler {
 impl McpHandler {
     pub(crate) fn new(shared: Arc<Shared>) -> McpHandler {
         let session = shared.runtime.session_with(shared.session.clone());
-        McpHandler { shared, session }
+        let who = super::who::Who::new(session.conversation().clone());
+        McpHandler {
+            shared,
+            session,
+            who,
+        }
     }
 
     /// The tool session of this MCP session.
@@ -257,7 +264,9 @@ impl ServerHandler for McpHandler {
         // Chunk and progress events become progress notifications when the client asked
         // for them with a progress token.
         let progress = context.meta.get_progress_token();
-        let mut options = CallOptions::new().cancel(context.ct);
+        let mut options = CallOptions::new()
+            .cancel(context.ct.clone())
+            .conversation(self.who.of(&context));
         // The client's trace (`_meta.traceparent`, SEP-414): the call's span joins it.
         options.trace_context = trace_context(&context.meta);
         // The call's future is boxed: rmcp spawns this future for the request and tokio moves

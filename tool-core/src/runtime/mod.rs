@@ -58,7 +58,7 @@ use tokio_util::sync::CancellationToken;
 pub use outcome::CallOutcome;
 pub use session::{CallOptions, Session};
 
-use crate::activity::{ActivityStore, InMemoryActivityStore};
+use crate::activity::{ActivityStore, Conversation, InMemoryActivityStore};
 use crate::approval::{Approver, DenyAll};
 use crate::context::{Host, Services, SessionParts, SessionState};
 use crate::events::EventStream;
@@ -247,8 +247,19 @@ impl Runtime {
         self.session_with(SessionConfig::default())
     }
 
-    /// A new session.
+    /// A new session. Its calls' records belong to `config.conversation`, or to a
+    /// conversation of the session's own (a generated key, the session's agent and principal).
     pub fn session_with(&self, config: SessionConfig) -> Session {
+        let conversation = config.conversation.unwrap_or_else(|| {
+            let mut c = Conversation::generated();
+            if let Some(agent) = &config.agent {
+                c = c.agent(&**agent);
+            }
+            if let Some(principal) = &config.principal {
+                c = c.principal(&**principal);
+            }
+            Arc::new(c)
+        });
         Session {
             runtime: self.clone(),
             permissions: config.permissions,
@@ -262,6 +273,7 @@ impl Runtime {
                     agent: config.agent,
                     principal: config.principal,
                 },
+                conversation,
             }),
             turn: Arc::new(Mutex::new(TurnCache::default())),
         }
@@ -290,6 +302,9 @@ pub struct SessionConfig {
     pub agent: Option<Arc<str>>,
     /// The principal the session serves (`toolsmith.principal` on their spans).
     pub principal: Option<Arc<str>>,
+    /// The conversation the session's calls belong to, as their activity records and events
+    /// say (default: one of the session's own, with its agent and principal).
+    pub conversation: Option<Arc<Conversation>>,
 }
 
 impl Default for SessionConfig {
@@ -301,6 +316,7 @@ impl Default for SessionConfig {
             turns: true,
             agent: None,
             principal: None,
+            conversation: None,
         }
     }
 }
@@ -334,6 +350,12 @@ impl SessionConfig {
     /// Sets the principal the session serves (see [`principal`](Self::principal)).
     pub fn principal(mut self, name: impl Into<Arc<str>>) -> Self {
         self.principal = Some(name.into());
+        self
+    }
+    /// Sets the conversation the session's calls belong to (see
+    /// [`conversation`](Self::conversation)).
+    pub fn conversation(mut self, conversation: Conversation) -> Self {
+        self.conversation = Some(Arc::new(conversation));
         self
     }
 }

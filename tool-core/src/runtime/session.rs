@@ -39,6 +39,9 @@ pub struct CallOptions {
     /// A remote caller's trace context: the parent of the exported span (with tool-core's
     /// feature `otel`), and `toolsmith.traceparent` on the span.
     pub trace_context: Option<crate::trace::TraceContext>,
+    /// The conversation this call belongs to, in place of the session's (an MCP request
+    /// that names its conversation, say).
+    pub conversation: Option<Arc<crate::activity::Conversation>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -48,6 +51,7 @@ impl std::fmt::Debug for CallOptions {
             .field("observer", &self.observer.is_some())
             .field("parent", &self.parent)
             .field("trace_context", &self.trace_context)
+            .field("conversation", &self.conversation)
             .finish()
     }
 }
@@ -73,6 +77,12 @@ impl CallOptions {
     /// Sets the parent of the call's span (see [`crate::trace`]).
     pub fn parent(mut self, span: tracing::Span) -> Self {
         self.parent = Some(span);
+        self
+    }
+
+    /// Sets the conversation this call belongs to (see [`conversation`](Self::conversation)).
+    pub fn conversation(mut self, conversation: Arc<crate::activity::Conversation>) -> Self {
+        self.conversation = Some(conversation);
         self
     }
 
@@ -106,6 +116,11 @@ impl Session {
     /// The session's permissions.
     pub fn permissions(&self) -> PermissionSet {
         self.permissions
+    }
+
+    /// The conversation the session's calls belong to.
+    pub fn conversation(&self) -> &Arc<crate::activity::Conversation> {
+        &self.parts.conversation
     }
 
     /// The session state (turn counters, session values).
