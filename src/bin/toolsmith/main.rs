@@ -8,6 +8,7 @@
 //! The binary is also the `bash` sandbox's helper: started with that `argv[0]`, `main` hands
 //! over to `tool_std::shell::sandbox::dispatch` before anything else.
 
+mod activity;
 mod args;
 mod host;
 mod logs;
@@ -132,7 +133,21 @@ async fn run(cli: Cli) -> ExitCode {
             http,
             token,
             no_activity,
-        } => serve::serve(registry, &cli.options, http, token, !no_activity).await,
+            activity_addr,
+        } => {
+            let args = serve::ServeArgs {
+                http,
+                token,
+                activity_page: !no_activity,
+                activity_addr,
+            };
+            serve::serve(registry, &cli.options, args).await
+        }
+        Command::Activity {
+            limit,
+            json,
+            follow,
+        } => activity::show(&cli.options, limit, json, follow).await,
         Command::MigrateTools {
             rollback,
             dry_run,

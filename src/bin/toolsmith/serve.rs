@@ -9,7 +9,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use tool_core::http::activity::Activity;
+use tool_core::activity::SqliteActivityStore;
+use tool_core::http::activity::{Activity, ActivityServer};
 use tool_core::mcp::{HttpServer, ServeOptions};
 use tool_core::{ApproveAll, Registry, Runtime};
 
@@ -52,8 +53,22 @@ pub(crate) fn read_arguments(
     }
 }
 
-/// The runtime `serve` offers: every tool with its host services, approval per `--approve`.
-async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime, String> {
+/// The runtime `serve` offers: every tool with its host services, approval per `--approve`,
+/// the activity records in the store `--activity-store` names (returned too, to flush it
+/// when the server stops).
+async fn runtime(
+    registry: Registry,
+    options: &GlobalOptions,
+) -> Result<(Runtime, Option<SqliteActivityStore>), String> {
+    let roots = host::roots(options)?;
+    let activity = match host::activity_store_path(options, &roots) {
+        Some(path) => {
+            let store = host::open_activity_store(options, &path)?;
+            notice(&format!("activity records in {}", path.display()));
+            Some(store)
+        }
+        None => None,
+    };
     let web = host::web_config(options)?;
     let workspace = host::workspace(options)?;
     // Temporary files of writes killed mid-way (a bounded walk; each write cleans its own
@@ -77,17 +92,32 @@ async fn runtime(registry: Registry, options: &GlobalOptions) -> Result<Runtime,
         // MCP hosts ask their user before a call: `--approve` trusts them to.
         builder = builder.approver(ApproveAll);
     }
-    Ok(builder.build())
+    if let Some(store) = &activity {
+        builder = builder.activity_store(Arc::new(store.clone()));
+    }
+    Ok((builder.build(), activity))
+}
+
+/// What `serve` was asked for besides the global options.
+pub(crate) struct ServeArgs {
+    pub(crate) http: Option<String>,
+    pub(crate) token: Option<String>,
+    pub(crate) activity_page: bool,
+    pub(crate) activity_addr: Option<String>,
 }
 
 /// Runs `toolsmith serve`.
 pub(crate) async fn serve(
     registry: Registry,
     options: &GlobalOptions,
-    http: Option<String>,
-    token: Option<String>,
-    activity_page: bool,
+    args: ServeArgs,
 ) -> ExitCode {
+    let ServeArgs {
+        http,
+        token,
+        activity_page,
+        activity_addr,
+    } = args;
     let mut serve_options = ServeOptions::new("toolsmith");
     if let Some(agent) = &options.agent {
         let session = serve_options.session.clone().agent(agent.as_str());
@@ -106,17 +136,101 @@ pub(crate) async fn serve(
     {
         return fail(2, &e.to_string());
     }
-    let runtime = match runtime(registry, options).await {
+    let side = match activity_addr.as_deref().map(parse_addr).transpose() {
+        Ok(a) => a,
+        Err(e) => return fail(2, &format!("--activity-addr: {e}")),
+    };
+    if side.is_some() && addr.is_some() {
+        return fail(
+            2,
+            "--activity-addr is for stdio; with --http the page is on the same server (/activity)",
+        );
+    }
+    if let Some(side) = side
+        && token.is_none()
+        && !side.ip().is_loopback()
+    {
+        return fail(
+            2,
+            &format!(
+                "--activity-addr {side} is not a loopback address: the page beyond this machine \
+                 needs a token (--token or TOOLSMITH_TOKEN), or bind 127.0.0.1 / [::1]"
+            ),
+        );
+    }
+    let (runtime, store) = match runtime(registry, options).await {
         Ok(r) => r,
         Err(e) => return fail(2, &e),
     };
-    let Some(addr) = addr else {
-        notice("serving MCP on stdio");
-        return match tool_core::mcp::serve_stdio(runtime, serve_options).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(1, &e.to_string()),
-        };
+    let code = match addr {
+        None => serve_stdio(runtime, serve_options, side, token).await,
+        Some(addr) => serve_http(runtime, serve_options, addr, token, activity_page).await,
     };
+    // Everything the calls recorded reaches the file before the process ends.
+    if let Some(store) = store {
+        store.flush().await;
+        let stats = store.stats();
+        if stats.dropped > 0 {
+            notice(&format!(
+                "{} activity record change(s) were dropped (see the warnings above)",
+                stats.dropped
+            ));
+        }
+    }
+    code
+}
+
+/// MCP on stdio, with the activity page on `side` when given.
+async fn serve_stdio(
+    runtime: Runtime,
+    serve_options: ServeOptions,
+    side: Option<SocketAddr>,
+    token: Option<String>,
+) -> ExitCode {
+    let stop = serve_options.shutdown.clone();
+    if let Some(side) = side {
+        let activity = match Activity::new(&runtime) {
+            Ok(a) => match &token {
+                Some(t) => a.token(t.clone()),
+                None => a,
+            },
+            Err(e) => return fail(2, &format!("cannot start the activity page: {e}")),
+        };
+        let server = match ActivityServer::bind(side, activity).await {
+            Ok(s) => s,
+            Err(e) => return fail(2, &format!("cannot serve the activity page on {side}: {e}")),
+        };
+        match server.url() {
+            Ok(url) if token.is_some() => notice(&format!(
+                "activity page on {url} (open it once as {url}?token=TOKEN)"
+            )),
+            Ok(url) => notice(&format!("activity page on {url}")),
+            Err(e) => return fail(2, &e.to_string()),
+        }
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if let Err(e) = server.run(stop).await {
+                notice(&format!("the activity page stopped: {e}"));
+            }
+        });
+    }
+    notice("serving MCP on stdio");
+    let served = tool_core::mcp::serve_stdio(runtime, serve_options).await;
+    stop.cancel();
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+/// MCP on streamable HTTP, with the activity page beside `/mcp` unless turned off.
+async fn serve_http(
+    runtime: Runtime,
+    serve_options: ServeOptions,
+    addr: SocketAddr,
+    token: Option<String>,
+    activity_page: bool,
+) -> ExitCode {
     let shutdown = serve_options.shutdown.clone();
     let activity = if activity_page {
         match Activity::new(&runtime) {
