@@ -104,18 +104,15 @@ pub(super) fn load(conn: &Connection, id: &str) -> rusqlite::Result<Option<Activ
 }
 
 /// Writes `record` (inserted, or updated in place, keeping its `seq`), stamped with the
-/// write `changed`.
+/// write `changed`; `conversation` is its conversation's JSON.
 pub(super) fn save(
     conn: &Connection,
     record: &ActivityRecord,
+    conversation: Option<&str>,
     changed: u64,
 ) -> rusqlite::Result<()> {
     let input = record.input.to_string();
-    let data = Value::Object(record.data.clone()).to_string();
-    let conversation = record
-        .conversation
-        .as_ref()
-        .and_then(|c| serde_json::to_string(&**c).ok());
+    let data = serde_json::to_string(&record.data).unwrap_or_else(|_| "{}".to_owned());
     let key = record.conversation.as_ref().map(|c| c.key.as_str());
     let principal = record
         .conversation

@@ -14,8 +14,8 @@ use super::SqliteActivityConfig;
 use super::rows;
 use crate::activity::bound::{self, MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, PREVIEW_BYTES};
 use crate::activity::{
-    ActivityRecord, ActivityStart, ActivityStatus, ActivityUpdate, MAX_RECORD_RESULT_BYTES,
-    output_data, result_preview,
+    ActivityRecord, ActivityStart, ActivityStatus, ActivityUpdate, Conversation,
+    MAX_RECORD_RESULT_BYTES, output_data, result_preview,
 };
 use crate::output::ToolOutput;
 
@@ -74,6 +74,8 @@ pub(super) struct Writer {
     /// The most pages the file may have (`max_bytes` / page size).
     pub(super) max_pages: u64,
     last_retention: Option<Instant>,
+    /// The last conversation written and its JSON: a session's calls share one.
+    conversation: Option<(Arc<Conversation>, String)>,
 }
 
 /// How often age and count retention run at most (size retention runs after every write).
@@ -94,6 +96,7 @@ impl Writer {
             path,
             max_pages,
             last_retention: None,
+            conversation: None,
         }
     }
 
@@ -196,12 +199,28 @@ impl Writer {
         (!record.status.is_terminal()).then_some(record)
     }
 
+    /// The JSON of `conversation`, made once for the calls of one conversation in a row.
+    fn conversation_json(&mut self, conversation: &Arc<Conversation>) -> String {
+        match &self.conversation {
+            Some((c, json)) if Arc::ptr_eq(c, conversation) => json.clone(),
+            _ => {
+                let json = serde_json::to_string(&**conversation).unwrap_or_default();
+                self.conversation = Some((conversation.clone(), json.clone()));
+                json
+            }
+        }
+    }
+
     /// Writes `records` in one transaction.
-    fn save(&self, records: &[ActivityRecord]) -> rusqlite::Result<()> {
+    fn save(&mut self, records: &[ActivityRecord]) -> rusqlite::Result<()> {
+        let conversations: Vec<Option<String>> = records
+            .iter()
+            .map(|r| r.conversation.as_ref().map(|c| self.conversation_json(c)))
+            .collect();
         let tx = rusqlite::Transaction::new_unchecked(&self.conn, TransactionBehavior::Immediate)?;
         let changed = rows::next_change(&tx)?;
-        for record in records {
-            rows::save(&tx, record, changed)?;
+        for (record, conversation) in records.iter().zip(&conversations) {
+            rows::save(&tx, record, conversation.as_deref(), changed)?;
         }
         tx.commit()?;
         self.counters
@@ -211,7 +230,7 @@ impl Writer {
     }
 
     /// Writes each record in a transaction of its own; counts and logs those that fail.
-    fn save_each(&self, records: &[ActivityRecord]) {
+    fn save_each(&mut self, records: &[ActivityRecord]) {
         let mut dropped = 0;
         let mut last = None;
         for record in records {
