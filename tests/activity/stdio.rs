@@ -316,6 +316,11 @@ fn activity_follow_prints_calls_as_they_happen() {
             .any(|r| r["status"] == "success" && r["input"]["pattern"] == "second*"),
         "{seen:?}"
     );
+    // A 2026-07-28 client on stdio without a conversation key: its connection is the group.
+    let second = seen.last().expect("the second call");
+    assert_eq!(second["conversation"]["key"], first["conversation"]["key"]);
+    assert_eq!(second["conversation"]["transport"], "stdio");
+    assert_eq!(second["conversation"]["client_name"], "toolsmith-tests");
     let _ = follow.kill();
     let _ = follow.wait();
     assert!(server.close(Duration::from_secs(10)));
@@ -370,4 +375,78 @@ fn a_store_that_cannot_be_used_stops_serve_with_what_to_do() {
     assert!(!dir.path().join(".toolsmith").join("activity.db").exists());
     let out = toolsmith_in(dir.path(), &["--activity-store", "memory", "activity"]);
     assert_eq!(code(&out), 2);
+}
+
+/// A `tools/call` of `glob` over raw HTTP: 2026-07-28 (`_meta` on the request, `extra` added
+/// to it) or a 2025-11-25 `session`.
+fn http_glob(addr: &str, pattern: &str, session: Option<&str>, extra: Option<(&str, &str)>) {
+    let version = if session.is_some() {
+        "2025-11-25"
+    } else {
+        "2026-07-28"
+    };
+    let mut params = json!({"name": "glob", "arguments": {"pattern": pattern}});
+    if session.is_none() {
+        params["_meta"] = meta_2026("alpha");
+    }
+    if let Some((k, v)) = extra {
+        params["_meta"][k] = json!(v);
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+    let mut headers = mcp_headers(version, session);
+    headers.extend([("Mcp-Method", "tools/call"), ("Mcp-Name", "glob")]);
+    let answer = Http::read(send(addr, "POST", "/mcp", &headers, &body.to_string()));
+    assert_eq!(answer.status, 200, "{}", answer.body);
+}
+
+// Over streamable HTTP: 2026-07-28 requests without a session are one group per client (its
+// name and version), unless `_meta` names the conversation; a 2025-11-25 session is a group
+// of its own. The stdio cases are above (one group per connection, or the `_meta` key).
+#[test]
+fn http_conversations_under_2025_11_25_and_2026_07_28() {
+    let dir = tempfile::tempdir().expect("dir");
+    let server = ServeProcess::http(dir.path(), &["--activity-store", "memory"]);
+    let addr = addr_of(&server);
+    http_glob(&addr, "one*", None, None);
+    http_glob(&addr, "two*", None, None);
+    http_glob(
+        &addr,
+        "named*",
+        None,
+        Some(("io.toolsmith/conversation", "c-7")),
+    );
+    let session = initialize_2025(&addr, "beta");
+    http_glob(&addr, "session*", Some(&session), None);
+    http_glob(&addr, "session*", Some(&session), None);
+
+    let records = page_records(&addr);
+    let keys: Vec<(String, String)> = records["records"]
+        .as_array()
+        .expect("records")
+        .iter()
+        .rev()
+        .map(|r| {
+            (
+                r["input"]["pattern"].as_str().unwrap().to_owned(),
+                r["conversation"]["key"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let session_key = format!("mcp-session:{session}");
+    let want = [
+        ("one*", "client:alpha/1"),
+        ("two*", "client:alpha/1"),
+        ("named*", "c-7"),
+        ("session*", session_key.as_str()),
+        ("session*", session_key.as_str()),
+    ];
+    let want: Vec<(String, String)> = want
+        .iter()
+        .map(|(p, k)| ((*p).to_owned(), (*k).to_owned()))
+        .collect();
+    assert_eq!(keys, want);
+    let last = &records["records"][0]["conversation"];
+    assert_eq!(last["client_name"], "beta");
+    assert_eq!(last["session_id"], session.as_str());
+    assert_eq!(last["transport"], "http");
 }
