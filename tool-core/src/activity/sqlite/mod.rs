@@ -1,49 +1,4 @@
 //! [`SqliteActivityStore`]: activity records in an SQLite file (feature `sqlite`).
-//!
-//! # Design
-//!
-//! - **A call never waits on the disk.** The write side ([`ActivityStore::begin`],
-//!   [`update`](ActivityStore::update), [`succeed`](ActivityStore::succeed)) puts the change
-//!   on a bounded queue and returns. A writer thread of its own takes what has gathered (up to
-//!   [`SqliteActivityConfig::batch`] changes) and writes it in one transaction, turning
-//!   arguments and outputs into JSON there, off the call's path. When the queue is full the
-//!   change is dropped, counted ([`SqliteStats::dropped`]) and logged; the call goes on.
-//! - **One history for several processes.** The file runs in WAL mode with a busy timeout, and
-//!   every write is one `BEGIN IMMEDIATE` transaction, so several servers (replicas, a stdio
-//!   server per client) may share one file; activity ids carry their process's tag, so they
-//!   never collide.
-//! - **Bounded.** Records older than [`SqliteActivityConfig::max_age`] and past
-//!   [`SqliteActivityConfig::max_records`] go, oldest first; the file may not grow past
-//!   [`SqliteActivityConfig::max_bytes`] (SQLite's `max_page_count`), and when its pages near
-//!   that, the oldest tenth of the records goes. A write that still does not fit (a disk that
-//!   is full, a limit too small for one record) drops the records it could not write, counted
-//!   and logged. Each record is bounded as the in-memory store bounds it.
-//! - **Clear at start.** [`open`](SqliteActivityStore::open) creates the file (and its
-//!   directory) and writes to it once, so a path that is not a database, a corrupt file, a
-//!   directory that cannot be written or a size limit too small for the tables is an
-//!   [`ActivityStoreError`] that says what to do, before any call is served.
-//! - **Reads see this process's writes.** [`get`](ActivityStore::get) and
-//!   [`list`](ActivityStore::list) wait until what was queued before them is written, then
-//!   read on a connection of their own (on tokio's blocking pool).
-//!
-//! ```
-//! use std::sync::Arc;
-//! use tool_core::activity::{SqliteActivityConfig, SqliteActivityStore};
-//! use tool_core::{Registry, Runtime};
-//!
-//! # tokio::runtime::Runtime::new()?.block_on(async {
-//! let dir = tempfile::tempdir()?;
-//! let store = SqliteActivityStore::open(dir.path().join("activity.db"), SqliteActivityConfig::default())?;
-//! let runtime = Runtime::builder(Registry::builder().build()?)
-//!     .activity_store(Arc::new(store.clone()))
-//!     .build();
-//! # let _ = runtime;
-//! store.flush().await;
-//! assert_eq!(store.stats().dropped, 0);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! # })?;
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
 
 mod rows;
 mod writer;
@@ -257,8 +212,53 @@ pub struct SqliteStats {
     pub evicted: u64,
 }
 
-/// An [`ActivityStore`] in an SQLite file. Cheap to clone; clones share the writer. See the
-/// [module documentation](self).
+/// An [`ActivityStore`] in an SQLite file. Cheap to clone; clones share the writer; the last
+/// handle dropped waits for the writer to write what was queued.
+///
+/// # Design
+///
+/// - **A call never waits on the disk.** The write side ([`ActivityStore::begin`],
+///   [`update`](ActivityStore::update), [`succeed`](ActivityStore::succeed)) puts the change
+///   on a bounded queue and returns. A writer thread of its own takes what has gathered (up to
+///   [`SqliteActivityConfig::batch`] changes) and writes it in one transaction, turning
+///   arguments and outputs into JSON there, off the call's path. When the queue is full the
+///   change is dropped, counted ([`SqliteStats::dropped`]) and logged; the call goes on.
+/// - **One history for several processes.** The file runs in WAL mode with a busy timeout, and
+///   every write is one `BEGIN IMMEDIATE` transaction, so several servers (replicas, a stdio
+///   server per client) may share one file; activity ids carry their process's tag, so they
+///   never collide.
+/// - **Bounded.** Records older than [`SqliteActivityConfig::max_age`] and past
+///   [`SqliteActivityConfig::max_records`] go, oldest first; the file may not grow past
+///   [`SqliteActivityConfig::max_bytes`] (SQLite's `max_page_count`), and when its pages near
+///   that, the oldest tenth of the records goes. A write that still does not fit (a disk that
+///   is full, a limit too small for one record) drops the records it could not write, counted
+///   and logged. Each record is bounded as the in-memory store bounds it.
+/// - **Clear at start.** [`open`](SqliteActivityStore::open) creates the file (and its
+///   directory) and writes to it once, so a path that is not a database, a corrupt file, a
+///   directory that cannot be written or a size limit too small for the tables is an
+///   [`ActivityStoreError`] that says what to do, before any call is served.
+/// - **Reads see this process's writes.** [`get`](ActivityStore::get) and
+///   [`list`](ActivityStore::list) wait until what was queued before them is written, then
+///   read on a connection of their own (on tokio's blocking pool).
+///
+/// ```
+/// use std::sync::Arc;
+/// use tool_core::activity::{SqliteActivityConfig, SqliteActivityStore};
+/// use tool_core::{Registry, Runtime};
+///
+/// # tokio::runtime::Runtime::new()?.block_on(async {
+/// let dir = tempfile::tempdir()?;
+/// let store = SqliteActivityStore::open(dir.path().join("activity.db"), SqliteActivityConfig::default())?;
+/// let runtime = Runtime::builder(Registry::builder().build()?)
+///     .activity_store(Arc::new(store.clone()))
+///     .build();
+/// # let _ = runtime;
+/// store.flush().await;
+/// assert_eq!(store.stats().dropped, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # })?;
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone)]
 pub struct SqliteActivityStore {
     shared: Arc<Shared>,
