@@ -244,6 +244,31 @@ fn a_file_that_is_not_a_database_is_a_clear_error() {
     );
 }
 
+#[tokio::test]
+async fn a_damaged_database_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("activity.db");
+    {
+        let store = Arc::new(open(&path));
+        let session = session_with(store.clone());
+        for i in 0..20 {
+            session
+                .call(call("x", "add", json!({"a": i, "b": 0})))
+                .await;
+        }
+    }
+    // The header and schema page stay; every page after them is overwritten.
+    let mut bytes = std::fs::read(&path).unwrap();
+    assert!(bytes.len() > 8192, "{}", bytes.len());
+    for b in &mut bytes[4096..] {
+        *b = 0xA5;
+    }
+    std::fs::write(&path, bytes).unwrap();
+    let err = SqliteActivityStore::open(&path, SqliteActivityConfig::default()).unwrap_err();
+    assert!(matches!(err, ActivityStoreError::Corrupt { .. }), "{err:?}");
+    assert!(err.to_string().contains("is damaged"), "{err}");
+}
+
 #[test]
 fn a_directory_that_cannot_be_written_is_a_clear_error() {
     use std::os::unix::fs::PermissionsExt;
