@@ -4,6 +4,7 @@
 //! directory that cannot be written, a size limit too small), each a clear error at open or
 //! a counted drop, never a failed call.
 
+use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -273,6 +274,27 @@ async fn a_damaged_database_is_a_clear_error() {
 fn a_directory_that_cannot_be_written_is_a_clear_error() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
+    // Whoever runs the test: a directory no process may create files in (sysfs), and a
+    // "directory" that is a file.
+    let file = dir.path().join("plain.txt");
+    std::fs::write(&file, "x").unwrap();
+    let mut unwritable = vec![file.join("activity.db")];
+    if Path::new("/sys/kernel").is_dir() {
+        unwritable.push(Path::new("/sys/kernel/toolsmith-activity.db").to_path_buf());
+    }
+    for path in unwritable {
+        let err = SqliteActivityStore::open(&path, SqliteActivityConfig::default()).unwrap_err();
+        assert!(
+            matches!(err, ActivityStoreError::Unwritable { .. }),
+            "{}: {err:?}",
+            path.display()
+        );
+        assert!(
+            err.to_string().contains("cannot be created or written"),
+            "{err}"
+        );
+    }
+    // A read-only directory (root writes into it anyway).
     let locked = dir.path().join("locked");
     std::fs::create_dir(&locked).unwrap();
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o555)).unwrap();
