@@ -8,10 +8,12 @@
 
 mod support;
 
-/// The live activity page `toolsmith serve --http` serves.
+/// The activity `toolsmith serve` records and shows: the live page on HTTP and beside
+/// stdio, the SQLite store, `toolsmith activity`.
 mod activity {
     mod bash_browser;
     mod serve;
+    mod stdio;
 }
 
 /// The `toolsmith` command line and the examples, run as programs.

@@ -35,10 +35,20 @@ impl StdioServe {
 
     /// [`start`](Self::start) with extra environment variables.
     pub fn start_with_env(cwd: &Path, args: &[&str], env: &[(&str, &str)]) -> StdioServe {
+        Self::spawn(cwd, args, &[], env)
+    }
+
+    /// Starts `toolsmith <global> serve <serve>` in `cwd`, as [`start`](Self::start) does.
+    pub fn start_serving(cwd: &Path, global: &[&str], serve: &[&str]) -> StdioServe {
+        Self::spawn(cwd, global, serve, &[])
+    }
+
+    fn spawn(cwd: &Path, args: &[&str], serve: &[&str], env: &[(&str, &str)]) -> StdioServe {
         let log = std::fs::File::create(cwd.join("serve.stderr")).expect("stderr file");
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
             .args(args)
             .arg("serve")
+            .args(serve)
             .current_dir(cwd)
             .env_remove("SEARXNG_URL")
             .env_remove("TOOLSMITH_SEARXNG_URL")

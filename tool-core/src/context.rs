@@ -9,7 +9,7 @@ use std::time::Instant;
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
-use crate::activity::{ActivityStore, ActivityUpdate, InMemoryActivityStore};
+use crate::activity::{ActivityStore, ActivityUpdate, Conversation, InMemoryActivityStore};
 use crate::error::ToolError;
 use crate::events::{CallObserver, Event, EventData, EventKind, EventStream};
 use crate::spec::Mode;
@@ -164,6 +164,8 @@ pub(crate) struct SessionParts {
     pub(crate) who: crate::trace::Who,
     /// The tools the session is offered and may call; every tool of its mode when `None`.
     pub(crate) tools: Option<crate::selection::SelectedTools>,
+    /// The conversation the session's calls belong to (a call may name its own).
+    pub(crate) conversation: Arc<Conversation>,
 }
 
 /// What a tool gets while it runs: the call's identity, the session, the host's services,
@@ -182,6 +184,8 @@ pub struct ToolContext {
     /// Sees this call's chunk and progress events too (a per-call watcher, such as the MCP
     /// server forwarding them as progress notifications).
     observer: Option<CallObserver>,
+    /// The conversation the call belongs to.
+    conversation: Arc<Conversation>,
 }
 
 /// A clone shares the call's cancellation token (made now if it was not yet), so the
@@ -196,6 +200,7 @@ impl Clone for ToolContext {
             cancel: OnceLock::from(self.cancellation().clone()),
             deadline: self.deadline.clone(),
             observer: self.observer.clone(),
+            conversation: self.conversation.clone(),
         }
     }
 }
@@ -218,6 +223,7 @@ impl ToolContext {
         host: &Arc<Host>,
         session: &Arc<SessionParts>,
         observer: Option<CallObserver>,
+        conversation: Arc<Conversation>,
     ) -> Self {
         ToolContext {
             call_id,
@@ -227,6 +233,7 @@ impl ToolContext {
             cancel: OnceLock::new(),
             deadline: OnceLock::new(),
             observer,
+            conversation,
         }
     }
 
@@ -246,13 +253,16 @@ impl ToolContext {
             turns: true,
             who: crate::trace::Who::default(),
             tools: None,
+            conversation: Arc::new(Conversation::generated()),
         });
+        let conversation = session.conversation.clone();
         ToolContext::new(
             Arc::from("detached"),
             Arc::from(tool),
             &host,
             &session,
             None,
+            conversation,
         )
     }
 
@@ -269,6 +279,11 @@ impl ToolContext {
     /// The session's mode.
     pub fn mode(&self) -> Mode {
         self.session.mode
+    }
+
+    /// The conversation the call belongs to.
+    pub fn conversation(&self) -> &Conversation {
+        &self.conversation
     }
 
     /// The session state: per-turn counters and session values.
@@ -348,6 +363,7 @@ impl ToolContext {
     }
 
     fn emit(&self, event: Event) {
+        let event = event.with_conversation(Some(self.conversation.clone()));
         if let Some(observer) = &self.observer {
             observer.observe(&event);
         }
@@ -370,10 +386,67 @@ impl ToolContext {
         ));
     }
 
-    /// Merges fields into the activity's `data` while the tool runs. Never waits.
+    /// Merges fields into the activity's `data` while the tool runs (seed 002's
+    /// `update_tool_activity_data`) and emits an `ACTIVITY_UPDATE` event, so an open page
+    /// shows them at once. Never waits.
     pub fn update_data(&self, data: Map<String, Value>) {
-        self.host
-            .activities
-            .update(&self.call_id, ActivityUpdate::MergeData(data));
+        self.change(
+            ActivityUpdate::MergeData(data.clone()),
+            data,
+            Vec::new(),
+            false,
+        );
+    }
+
+    /// Removes fields from the activity's `data` while the tool runs (seed 002's
+    /// `delete_tool_activity_fields`) and emits an `ACTIVITY_UPDATE` event. Never waits.
+    pub fn delete_data<I, K>(&self, keys: I)
+    where
+        I: IntoIterator<Item = K>,
+        K: Into<String>,
+    {
+        let keys: Vec<String> = keys.into_iter().map(Into::into).collect();
+        self.change(
+            ActivityUpdate::DeleteData(keys.clone()),
+            Map::new(),
+            keys,
+            false,
+        );
+    }
+
+    /// Clears the activity's display message (set by [`progress`](Self::progress)) while the
+    /// tool runs and emits an `ACTIVITY_UPDATE` event. Never waits.
+    pub fn clear_display_message(&self) {
+        self.change(
+            ActivityUpdate::DisplayMessage(None),
+            Map::new(),
+            Vec::new(),
+            true,
+        );
+    }
+
+    /// Hands `update` to the activity store and emits it as an `ACTIVITY_UPDATE` event (built
+    /// only when a subscriber or the call's observer wants it).
+    fn change(
+        &self,
+        update: ActivityUpdate,
+        set: Map<String, Value>,
+        deleted: Vec<String>,
+        cleared: bool,
+    ) {
+        self.host.activities.update(&self.call_id, update);
+        if self.observer.is_none() && !self.host.events.wants(EventKind::ActivityUpdate) {
+            return;
+        }
+        self.emit(Event::new(
+            EventKind::ActivityUpdate,
+            &*self.call_id,
+            &*self.tool,
+            EventData::Update {
+                set,
+                deleted,
+                display_message_cleared: cleared,
+            },
+        ));
     }
 }

@@ -1,5 +1,6 @@
 //! The activity event stream (seed 004): every call emits `TOOL_CALL_START`, then any number
-//! of `TOOL_OUTPUT_CHUNK` and `PROGRESS` events, then `TOOL_CALL_END` or `ERROR`.
+//! of `TOOL_OUTPUT_CHUNK`, `PROGRESS` and `ACTIVITY_UPDATE` events, then `TOOL_CALL_END` or
+//! `ERROR`. Each event names the [`Conversation`] its call belongs to.
 //!
 //! Subscribers receive events through their own bounded queue. Emitting never waits: when a
 //! subscriber's queue is full the event is dropped for that subscriber and counted
@@ -10,8 +11,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tokio::sync::mpsc;
+
+use crate::activity::Conversation;
 
 /// The default number of events a subscription buffers before it starts dropping.
 pub const DEFAULT_SUBSCRIPTION_CAPACITY: usize = 4096;
@@ -31,6 +34,11 @@ pub enum EventKind {
     ToolOutputChunk,
     /// A progress message (the activity's `display_message`).
     Progress,
+    /// The tool changed its activity's `data` (fields set or deleted) or cleared its
+    /// display message while it runs ([`ToolContext::update_data`](crate::ToolContext::update_data),
+    /// [`delete_data`](crate::ToolContext::delete_data),
+    /// [`clear_display_message`](crate::ToolContext::clear_display_message)).
+    ActivityUpdate,
     /// A call finished with a result.
     ToolCallEnd,
     /// A call finished with an error.
@@ -57,12 +65,30 @@ pub enum EventData {
         /// The message.
         message: String,
     },
+    /// A change to the activity's data or display message.
+    Update {
+        /// Fields set in `data`.
+        #[serde(default, skip_serializing_if = "Map::is_empty")]
+        set: Map<String, Value>,
+        /// Fields removed from `data`.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        deleted: Vec<String>,
+        /// Whether the display message was cleared.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        display_message_cleared: bool,
+    },
     /// The result.
     End {
         /// Whether the output reports success.
         success: bool,
         /// The structured result.
         result: Value,
+        /// The tool's status line ([`Render::status`](crate::Render::status)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        status_line: Option<String>,
+        /// A short preview of the result ([`result_preview`](crate::activity::result_preview)).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        preview: Option<String>,
     },
     /// The error, in its JSON form.
     Error {
@@ -86,6 +112,9 @@ pub struct Event {
     pub timestamp_ms: u64,
     /// The payload.
     pub data: EventData,
+    /// The conversation the call belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Arc<Conversation>>,
 }
 
 impl Event {
@@ -102,7 +131,14 @@ impl Event {
             tool: tool.into(),
             timestamp_ms: now_ms(),
             data,
+            conversation: None,
         }
+    }
+
+    /// The same event, naming the conversation its call belongs to.
+    pub fn with_conversation(mut self, conversation: Option<Arc<Conversation>>) -> Self {
+        self.conversation = conversation;
+        self
     }
 }
 

@@ -120,7 +120,7 @@ pub mod validate;
 
 pub use action::{Actions, Choice};
 pub use activity::{
-    ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate,
+    ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Conversation,
     InMemoryActivityStore,
 };
 pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};

@@ -13,6 +13,8 @@ mod activity {
     #[cfg(feature = "mcp")]
     mod browser;
     mod lifecycle;
+    #[cfg(feature = "sqlite")]
+    mod sqlite;
     #[cfg(feature = "http")]
     mod sse;
     mod stores;

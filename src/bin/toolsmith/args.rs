@@ -27,6 +27,21 @@ pub(crate) struct GlobalOptions {
     /// The SQLite agent store (default: `.toolsmith/agents.db` under the first root).
     #[arg(long, value_name = "PATH", global = true)]
     pub(crate) store: Option<PathBuf>,
+    /// Where `serve` keeps the activity records and `activity` reads them: `memory` (gone when
+    /// the server stops), or an SQLite file that several servers may share (default:
+    /// `activity.db` beside the agent store, `.toolsmith/activity.db` under the first root).
+    #[arg(long, value_name = "memory|PATH", global = true)]
+    pub(crate) activity_store: Option<String>,
+    /// The most activity records the SQLite store keeps; the oldest go first (default 10000).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) activity_max_records: Option<usize>,
+    /// The oldest activity record the SQLite store keeps, in days (default 30; fractions
+    /// allowed).
+    #[arg(long, value_name = "DAYS", global = true, value_parser = positive_days)]
+    pub(crate) activity_max_age_days: Option<f64>,
+    /// The most mebibytes the SQLite activity store's file may take (default 256; at least 1).
+    #[arg(long, value_name = "MIB", global = true)]
+    pub(crate) activity_max_mib: Option<u64>,
     /// The current agent for prompt_manager: created on first use, and still found under this
     /// name after prompt_manager renames it.
     #[arg(long, value_name = "NAME", global = true)]
@@ -144,8 +159,25 @@ pub(crate) enum Command {
         /// Do not serve the live activity page (`/activity`) beside `/mcp` on HTTP.
         #[arg(long)]
         no_activity: bool,
+        /// On stdio, serve the live activity page on this address (IP:PORT, or a port on
+        /// 127.0.0.1); loopback unless a token is set. Its URL is printed on stderr.
+        #[arg(long, value_name = "ADDR")]
+        activity_addr: Option<String>,
         #[command(flatten)]
         select: SelectionArgs,
+    },
+    /// Print the activity records the store holds (newest last): a table, or JSON.
+    Activity {
+        /// How many of the newest records (default 50).
+        #[arg(long, default_value_t = 50)]
+        limit: usize,
+        /// One JSON object a line (the records as the page reads them).
+        #[arg(long)]
+        json: bool,
+        /// Keep printing records as they begin and finish, from every process writing the
+        /// store, until interrupted.
+        #[arg(long)]
+        follow: bool,
     },
     /// Show the stored agents and the tools each may use, or edit one agent's (`--agent NAME`)
     /// enabled tools.
@@ -236,6 +268,16 @@ pub(crate) struct DeferArgs {
     /// variants; OpenAI has one) or none (the host brings its own).
     #[arg(long, value_name = "KIND", default_value = "regex", value_parser = ["regex", "bm25", "none"])]
     pub(crate) tool_search: String,
+}
+
+/// A positive, finite number of days (at most ten years).
+fn positive_days(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(d) if d.is_finite() && d > 0.0 && d <= 3650.0 => Ok(d),
+        _ => Err(format!(
+            "`{text}` is not a number of days between 0 and 3650 (such as 30 or 0.5)"
+        )),
+    }
 }
 
 /// A positive, finite number of seconds.

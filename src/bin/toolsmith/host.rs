@@ -113,23 +113,53 @@ pub(crate) fn shell_config(
     config.sandbox.mode = options.bash_sandbox.unwrap_or_default();
     config.sandbox.network = options.bash_network;
     config.sandbox.network_for = options.bash_network_for.clone();
-    // The server's own stores are not for commands to read: the agent store (with its
-    // SQLite side files), or the whole `.toolsmith` directory where it is the default.
+    // The server's own stores are not for commands to read: the agent store and the
+    // activity store (with their SQLite side files), or the whole `.toolsmith` directory
+    // where they are by default.
+    let roots = roots(options)?;
+    let mut hidden_dir = None;
     match &options.store {
         Some(store) => {
-            for suffix in ["", "-wal", "-shm", "-journal"] {
-                let mut path = store.clone().into_os_string();
-                path.push(suffix);
-                config.sandbox.deny_read.push(PathBuf::from(path));
-            }
+            deny_database(&mut config, store);
+            // The record of used approvals beside it (see `serve`), which a command must not
+            // be able to empty.
+            config
+                .sandbox
+                .deny_read
+                .push(store.with_file_name("approvals"));
         }
         None => {
-            if let Some(first) = roots(options)?.first() {
-                config.sandbox.deny_read.push(first.dir.join(".toolsmith"));
+            if let Some(first) = roots.first() {
+                let dir = first.dir.join(".toolsmith");
+                config.sandbox.deny_read.push(dir.clone());
+                hidden_dir = Some(dir);
             }
         }
     }
+    if let Some(activity) = activity_store_path(options, &roots) {
+        // A file inside the hidden directory is hidden with it (and cannot be mounted over
+        // once the directory is).
+        let inside = hidden_dir.as_ref().is_some_and(|dir| {
+            activity.starts_with(dir)
+                || matches!(
+                    (dir.canonicalize(), activity.parent().map(Path::canonicalize)),
+                    (Ok(d), Some(Ok(p))) if p.starts_with(&d)
+                )
+        });
+        if !inside {
+            deny_database(&mut config, &activity);
+        }
+    }
     Ok(config)
+}
+
+/// Puts an SQLite file and its side files on the sandbox's deny list.
+fn deny_database(config: &mut tool_std::shell::ShellConfig, file: &Path) {
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let mut path = file.to_path_buf().into_os_string();
+        path.push(suffix);
+        config.sandbox.deny_read.push(PathBuf::from(path));
+    }
 }
 
 /// The line `list` and `serve` print about the bash sandbox when they start.
@@ -150,6 +180,48 @@ pub(crate) fn store_path(options: &GlobalOptions, roots: &[Root]) -> PathBuf {
             .join(".toolsmith")
             .join("agents.db"),
     }
+}
+
+/// Where the activity records are kept: `None` for `--activity-store memory`, else the
+/// SQLite file (`--activity-store PATH`, or `activity.db` beside the agent store).
+pub(crate) fn activity_store_path(options: &GlobalOptions, roots: &[Root]) -> Option<PathBuf> {
+    match options.activity_store.as_deref() {
+        Some("memory") => None,
+        Some(path) => Some(PathBuf::from(path)),
+        None => Some(
+            store_path(options, roots)
+                .parent()
+                .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+                .join("activity.db"),
+        ),
+    }
+}
+
+/// The SQLite activity store's limits from `--activity-max-records`,
+/// `--activity-max-age-days` and `--activity-max-mib`.
+pub(crate) fn activity_config(
+    options: &GlobalOptions,
+) -> tool_core::activity::SqliteActivityConfig {
+    let mut config = tool_core::activity::SqliteActivityConfig::default();
+    if let Some(n) = options.activity_max_records {
+        config = config.max_records(n);
+    }
+    if let Some(days) = options.activity_max_age_days {
+        config = config.max_age(std::time::Duration::from_secs_f64(days * 86_400.0));
+    }
+    if let Some(mib) = options.activity_max_mib {
+        config = config.max_bytes(mib.max(1).saturating_mul(1 << 20));
+    }
+    config
+}
+
+/// Opens the SQLite activity store at `path`, with the options' limits.
+pub(crate) fn open_activity_store(
+    options: &GlobalOptions,
+    path: &Path,
+) -> Result<tool_core::activity::SqliteActivityStore, String> {
+    tool_core::activity::SqliteActivityStore::open(path, activity_config(options))
+        .map_err(|e| format!("{e} (--activity-store PATH or --activity-store memory)"))
 }
 
 /// The web tool's configuration: `--searxng-url`, `--allow-host`, and the server-wide search

@@ -8,6 +8,7 @@
 //! The binary is also the `bash` sandbox's helper: started with that `argv[0]`, `main` hands
 //! over to `tool_std::shell::sandbox::dispatch` before anything else.
 
+mod activity;
 mod agents;
 mod approval;
 mod args;
@@ -161,22 +162,19 @@ async fn run(mut cli: Cli) -> ExitCode {
             token,
             no_activity,
             select,
+            activity_addr,
         } => {
             let section = config.file.serve.as_ref();
             let http = http.or_else(|| section.and_then(|s| s.http.clone()));
             let token = token
                 .or_else(|| section.and_then(|s| s.token.as_ref().map(|t| t.get_ref().clone())));
-            let activity = !no_activity && section.and_then(|s| s.activity) != Some(false);
-            serve::serve(
-                registry,
-                &cli.options,
-                &config,
-                &select,
+            let args = serve::ServeArgs {
                 http,
                 token,
-                activity,
-            )
-            .await
+                activity_page: !no_activity && section.and_then(|s| s.activity) != Some(false),
+                activity_addr,
+            };
+            serve::serve(registry, &cli.options, &config, &select, args).await
         }
         Command::Agents {
             set_tools,
@@ -193,6 +191,11 @@ async fn run(mut cli: Cli) -> ExitCode {
             };
             agents::agents(&registry, &cli.options, edit, json).await
         }
+        Command::Activity {
+            limit,
+            json,
+            follow,
+        } => activity::show(&cli.options, limit, json, follow).await,
         Command::MigrateTools {
             rollback,
             dry_run,

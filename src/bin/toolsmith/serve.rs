@@ -9,7 +9,8 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use tool_core::http::activity::Activity;
+use tool_core::activity::SqliteActivityStore;
+use tool_core::http::activity::{Activity, ActivityServer};
 use tool_core::mcp::{HttpServer, Principal, ServeOptions, parse_sha256_hex, token_sha256};
 use tool_core::{ApproveAll, Registry, Runtime, SelectedTools, SessionConfig, ToolSelection};
 
@@ -54,15 +55,25 @@ pub(crate) fn read_arguments(
     }
 }
 
-/// The runtime `serve` offers: every tool with its host services, the file's rules, and
-/// approval per `--approve`; and the tools its sessions are offered (the selection flags and
-/// the agent's enabled tools; `None` for every tool).
+/// The runtime `serve` offers: every tool with its host services, the file's rules,
+/// approval per `--approve`, the activity records in the store `--activity-store` names
+/// (returned too, to flush it when the server stops); and the tools its sessions are offered
+/// (the selection flags and the agent's enabled tools; `None` for every tool).
 async fn runtime(
     registry: Arc<Registry>,
     options: &GlobalOptions,
     config: &Config,
     select: &SelectionArgs,
-) -> Result<(Runtime, Option<SelectedTools>), String> {
+) -> Result<(Unbuilt, Option<SqliteActivityStore>, Option<SelectedTools>), String> {
+    let roots = host::roots(options)?;
+    let activity = match host::activity_store_path(options, &roots) {
+        Some(path) => {
+            let store = host::open_activity_store(options, &path)?;
+            notice(&format!("activity records in {}", path.display()));
+            Some(store)
+        }
+        None => None,
+    };
     let workspace = Arc::new(host::workspace(options)?);
     // Temporary files of writes killed mid-way (a bounded walk; each write cleans its own
     // directory as well).
@@ -90,28 +101,47 @@ async fn runtime(
         ));
     }
     let rules = config.file.rules.iter().collect::<Vec<_>>();
-    let runtime = build_runtime(registry, options, config, workspace, shell, prompts, &rules)?;
-    Ok((runtime, selected))
+    let parts = Parts {
+        workspace,
+        shell,
+        prompts,
+    };
+    let mut runtime = build_runtime(registry, options, config, parts, &rules)?;
+    if let Some(store) = &activity {
+        runtime = runtime.with_activity_store(Arc::new(store.clone()));
+    }
+    Ok((runtime, activity, selected))
 }
 
-/// A runtime over `workspace` with the host's services and `rules`.
+/// What a runtime serves with: its workspace, `bash`'s configuration, the agent store.
+struct Parts {
+    workspace: Arc<tool_std::workspace::Workspace>,
+    shell: tool_std::shell::ShellConfig,
+    prompts: tool_std::prompt::PromptContext,
+}
+
+/// A runtime over `parts` with the host's services and `rules`.
 fn build_runtime(
     registry: Arc<Registry>,
     options: &GlobalOptions,
     config: &Config,
-    workspace: Arc<tool_std::workspace::Workspace>,
-    shell: tool_std::shell::ShellConfig,
-    prompts: tool_std::prompt::PromptContext,
+    parts: Parts,
     rules: &[&RulesSection],
-) -> Result<Runtime, String> {
-    let shell = Arc::new(shell);
-    let policy = approval::policy(config, rules, &registry, workspace.clone(), shell.clone())
-        .map_err(|e| e.0)?;
+) -> Result<Unbuilt, String> {
+    let shell = Arc::new(parts.shell);
+    let policy = approval::policy(
+        config,
+        rules,
+        &registry,
+        parts.workspace.clone(),
+        shell.clone(),
+    )
+    .map_err(|e| e.0)?;
     let mut builder = Runtime::builder(registry)
         .service(Arc::new(host::web_config(options)?))
-        .service(workspace)
+        .service(parts.workspace)
         .service(shell)
-        .service(Arc::new(prompts));
+        .service(Arc::new(parts.prompts));
     if let Some(policy) = policy {
         builder = builder.policy(policy);
     }
@@ -123,7 +153,38 @@ fn build_runtime(
             because: "this MCP client cannot ask its user",
         })
     };
-    Ok(builder.build())
+    Ok(Unbuilt(builder))
+}
+
+/// A runtime, set up but for what it may share with the server's own runtime.
+struct Unbuilt(tool_core::RuntimeBuilder);
+
+impl Unbuilt {
+    /// The runtime, recording its activity in `store`.
+    fn with_activity_store(self, store: Arc<dyn tool_core::ActivityStore>) -> Self {
+        Unbuilt(self.0.activity_store(store))
+    }
+
+    /// The runtime, sharing `main`'s activity store and event stream (so that one page shows
+    /// every principal's calls).
+    fn sharing(self, main: &Runtime) -> Runtime {
+        self.0
+            .activity_store(main.activities().clone())
+            .events(main.events().clone())
+            .build()
+    }
+
+    fn build(self) -> Runtime {
+        self.0.build()
+    }
+}
+
+/// What `serve` was asked for besides the global options.
+pub(crate) struct ServeArgs {
+    pub(crate) http: Option<String>,
+    pub(crate) token: Option<String>,
+    pub(crate) activity_page: bool,
+    pub(crate) activity_addr: Option<String>,
 }
 
 /// The file's principals, each served with its own roots (a subset of the server's, the
@@ -134,6 +195,7 @@ async fn principals(
     options: &GlobalOptions,
     config: &Config,
     select: &SelectionArgs,
+    main: &Runtime,
 ) -> Result<Vec<Principal>, String> {
     let all_roots = host::roots(options)?;
     let mut out = Vec::new();
@@ -185,15 +247,13 @@ async fn principals(
         tools::require_some(&selected, current.as_ref())?;
         let mut rules: Vec<&RulesSection> = config.file.rules.iter().collect();
         rules.extend(p.rules.iter());
-        let runtime = build_runtime(
-            registry.clone(),
-            options,
-            config,
+        let parts = Parts {
             workspace,
             shell,
             prompts,
-            &rules,
-        )?;
+        };
+        let runtime =
+            build_runtime(registry.clone(), options, config, parts, &rules)?.sharing(main);
         let hash = match (&p.token, &p.token_sha256) {
             (Some(t), _) => token_sha256(t.get_ref()),
             (None, Some(h)) => parse_sha256_hex(h.get_ref()).ok_or("a checked hash reads back")?,
@@ -217,10 +277,14 @@ pub(crate) async fn serve(
     options: &GlobalOptions,
     config: &Config,
     select: &SelectionArgs,
-    http: Option<String>,
-    token: Option<String>,
-    activity_page: bool,
+    args: ServeArgs,
 ) -> ExitCode {
+    let ServeArgs {
+        http,
+        token,
+        activity_page,
+        activity_addr,
+    } = args;
     let mut serve_options = ServeOptions::new("toolsmith");
     if let Some(agent) = &options.agent {
         let session = serve_options.session.clone().agent(agent.as_str());
@@ -258,18 +322,40 @@ pub(crate) async fn serve(
     {
         return fail(2, &e.to_string());
     }
+    let side = match activity_addr.as_deref().map(parse_addr).transpose() {
+        Ok(a) => a,
+        Err(e) => return fail(2, &format!("--activity-addr: {e}")),
+    };
+    if side.is_some() && addr.is_some() {
+        return fail(
+            2,
+            "--activity-addr is for stdio; with --http the page is on the same server (/activity)",
+        );
+    }
+    if let Some(side) = side
+        && token.is_none()
+        && !side.ip().is_loopback()
+    {
+        return fail(
+            2,
+            &format!(
+                "--activity-addr {side} is not a loopback address: the page beyond this machine \
+                 needs a token (--token or TOOLSMITH_TOKEN), or bind 127.0.0.1 / [::1]"
+            ),
+        );
+    }
     let registry = Arc::new(registry);
-    let runtime = match runtime(registry.clone(), options, config, select).await {
-        Ok((r, selected)) => {
+    let (runtime, store) = match runtime(registry.clone(), options, config, select).await {
+        Ok((r, store, selected)) => {
             if let Some(selected) = selected {
                 let session = serve_options.session.clone().tools(selected);
                 serve_options = serve_options.session(session);
             }
-            r
+            (r.build(), store)
         }
         Err(e) => return fail(2, &e),
     };
-    match principals(&registry, options, config, select).await {
+    match principals(&registry, options, config, select, &runtime).await {
         Ok(list) if list.is_empty() => {}
         Ok(list) if addr.is_none() => notice(&format!(
             "{} principal(s) configured: they apply to HTTP requests, and stdio has none",
@@ -282,13 +368,75 @@ pub(crate) async fn serve(
         }
         Err(e) => return fail(2, &e),
     }
-    let Some(addr) = addr else {
-        notice("serving MCP on stdio");
-        return match tool_core::mcp::serve_stdio(runtime, serve_options).await {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(e) => fail(1, &e.to_string()),
-        };
+    let code = match addr {
+        None => serve_stdio(runtime, serve_options, side, token).await,
+        Some(addr) => serve_http(runtime, serve_options, addr, token, activity_page).await,
     };
+    // Everything the calls recorded reaches the file before the process ends.
+    if let Some(store) = store {
+        store.flush().await;
+        let stats = store.stats();
+        if stats.dropped > 0 {
+            notice(&format!(
+                "{} activity record change(s) were dropped (see the warnings above)",
+                stats.dropped
+            ));
+        }
+    }
+    code
+}
+
+/// MCP on stdio, with the activity page on `side` when given.
+async fn serve_stdio(
+    runtime: Runtime,
+    serve_options: ServeOptions,
+    side: Option<SocketAddr>,
+    token: Option<String>,
+) -> ExitCode {
+    let stop = serve_options.shutdown.clone();
+    if let Some(side) = side {
+        let activity = match Activity::new(&runtime) {
+            Ok(a) => match &token {
+                Some(t) => a.token(t.clone()),
+                None => a,
+            },
+            Err(e) => return fail(2, &format!("cannot start the activity page: {e}")),
+        };
+        let server = match ActivityServer::bind(side, activity).await {
+            Ok(s) => s,
+            Err(e) => return fail(2, &format!("cannot serve the activity page on {side}: {e}")),
+        };
+        match server.url() {
+            Ok(url) if token.is_some() => notice(&format!(
+                "activity page on {url} (open it once as {url}?token=TOKEN)"
+            )),
+            Ok(url) => notice(&format!("activity page on {url}")),
+            Err(e) => return fail(2, &e.to_string()),
+        }
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            if let Err(e) = server.run(stop).await {
+                notice(&format!("the activity page stopped: {e}"));
+            }
+        });
+    }
+    notice("serving MCP on stdio");
+    let served = tool_core::mcp::serve_stdio(runtime, serve_options).await;
+    stop.cancel();
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+/// MCP on streamable HTTP, with the activity page beside `/mcp` unless turned off.
+async fn serve_http(
+    runtime: Runtime,
+    serve_options: ServeOptions,
+    addr: SocketAddr,
+    token: Option<String>,
+    activity_page: bool,
+) -> ExitCode {
     let shutdown = serve_options.shutdown.clone();
     let activity = if activity_page {
         match Activity::new(&runtime) {

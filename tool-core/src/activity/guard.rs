@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate};
+use super::{ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Conversation};
 use crate::error::ToolError;
 use crate::events::{Event, EventData, EventKind, EventStream};
 use crate::output::ToolOutput;
@@ -19,6 +19,7 @@ pub(crate) struct ActivityGuard<'a> {
     events: &'a EventStream,
     id: Arc<str>,
     tool: Arc<str>,
+    conversation: Option<Arc<Conversation>>,
     /// Cleared once the record is finished.
     open: bool,
 }
@@ -31,6 +32,7 @@ impl<'a> ActivityGuard<'a> {
         start: ActivityStart,
     ) -> Self {
         let (id, tool) = (start.id.clone(), start.name.clone());
+        let conversation = start.conversation.clone();
         let event = events.wants(EventKind::ToolCallStart).then(|| {
             let arguments = start.input();
             Event::new(
@@ -39,6 +41,7 @@ impl<'a> ActivityGuard<'a> {
                 &*tool,
                 EventData::Start { arguments },
             )
+            .with_conversation(conversation.clone())
         });
         store.begin(start);
         if let Some(event) = event {
@@ -49,6 +52,7 @@ impl<'a> ActivityGuard<'a> {
             events,
             id,
             tool,
+            conversation,
             open: true,
         }
     }
@@ -62,10 +66,13 @@ impl<'a> ActivityGuard<'a> {
             .then(|| EventData::End {
                 success: output.is_success(),
                 result: output.to_value().unwrap_or(Value::Null),
+                status_line: output.status(),
+                preview: Some(super::result_preview(output)),
             });
         self.store.succeed(&self.id, output);
         if let Some(data) = end {
-            let event = Event::new(EventKind::ToolCallEnd, &*self.id, &*self.tool, data);
+            let event = Event::new(EventKind::ToolCallEnd, &*self.id, &*self.tool, data)
+                .with_conversation(self.conversation.clone());
             self.events.emit(event);
         }
     }
@@ -87,7 +94,8 @@ impl<'a> ActivityGuard<'a> {
             let data = EventData::Error {
                 error: error.to_json(),
             };
-            let event = Event::new(EventKind::Error, &*self.id, &*self.tool, data);
+            let event = Event::new(EventKind::Error, &*self.id, &*self.tool, data)
+                .with_conversation(self.conversation.clone());
             self.events.emit(event);
         }
     }

@@ -12,7 +12,7 @@ use super::bound::{
 };
 use super::{
     ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, output_data,
-    record_input,
+    record_input, result_preview,
 };
 use crate::call::Arguments;
 use crate::output::ToolOutput;
@@ -105,6 +105,7 @@ impl Kept {
             self.recost(self.output_cost, 0);
             self.output_cost = 0;
             self.merge(output_data(&output));
+            self.summarize(output.status(), Some(result_preview(&output)));
         }
         &self.record
     }
@@ -129,6 +130,17 @@ impl Kept {
         self.input_cost = now;
     }
 
+    /// Sets the status line and preview (bounded), keeping `cost` in step.
+    fn summarize(&mut self, status_line: Option<String>, preview: Option<String>) {
+        let status_line = status_line.map(bound::bounded_error);
+        let preview = preview.map(|p| super::preview_of(&p));
+        let len = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let old = len(&self.record.status_line) + len(&self.record.preview);
+        self.recost(old, len(&status_line) + len(&preview));
+        self.record.status_line = status_line;
+        self.record.preview = preview;
+    }
+
     /// The cost with `old` bytes replaced by `new`.
     fn recost(&mut self, old: usize, new: usize) {
         self.cost = self.cost.saturating_sub(old) + new;
@@ -144,6 +156,10 @@ impl Kept {
                 self.record.display_message = m;
             }
             ActivityUpdate::MergeData(data) => self.merge(data),
+            ActivityUpdate::Summary {
+                status_line,
+                preview,
+            } => self.summarize(status_line, preview),
             ActivityUpdate::DeleteData(keys) => {
                 for key in &keys {
                     self.recost(self.data_cost(key), 0);
@@ -308,6 +324,7 @@ impl ActivityStore for InMemoryActivityStore {
             ActivityRecord::new(String::new(), String::new(), Value::Null, start.user_facing);
         let (data, data_cost) = bound::bounded_data(start.data);
         record.data = data;
+        record.conversation = start.conversation;
         let (input, input_cost) =
             match bound::arguments_bytes(&start.arguments, MAX_RECORD_INPUT_BYTES) {
                 Some(n) => (Some(start.arguments), n),
@@ -336,9 +353,11 @@ impl ActivityStore for InMemoryActivityStore {
     fn succeed(&self, id: &str, output: &ToolOutput) {
         // Measured outside the lock: it writes the output's JSON (to a counter).
         let len = output.metered(MAX_RECORD_RESULT_BYTES, 0).len;
+        // A result too large to keep has its status line and preview made now.
         let cut = len.is_none().then(|| {
             let head = output.metered(PREVIEW_BYTES, PREVIEW_BYTES).head;
-            bound::marker("result", None, MAX_RECORD_RESULT_BYTES, &head)
+            let marker = bound::marker("result", None, MAX_RECORD_RESULT_BYTES, &head);
+            (marker, output.status(), result_preview(output))
         });
         self.change(id, |k| {
             // Finished now; the output's data is merged when the record is read.
@@ -358,10 +377,11 @@ impl ActivityStore for InMemoryActivityStore {
                     k.output_cost = len.unwrap_or(0);
                     k.cost += k.output_cost;
                 }
-                Some(marker) => {
+                Some((marker, status_line, preview)) => {
                     let mut data = Map::new();
                     data.insert("result_truncated".into(), marker);
                     k.merge(data);
+                    k.summarize(status_line, Some(preview));
                 }
             }
         });

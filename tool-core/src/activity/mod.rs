@@ -7,15 +7,32 @@
 //! bytes (`bound.rs`): arguments past [`MAX_RECORD_INPUT_BYTES`] and results past
 //! [`MAX_RECORD_RESULT_BYTES`] are kept as a marker that says how large they were and shows how
 //! they began; a failed call keeps a summary of [`MAX_FAILED_INPUT_BYTES`].
+//!
+//! A record says who made the call ([`Conversation`]: the MCP session, the client, the
+//! principal and agent), so a UI can group calls by conversation, and keeps the tool's status
+//! line ([`Render::status`](crate::Render::status)) and a short preview of its result
+//! ([`result_preview`], at most [`MAX_PREVIEW_BYTES`]) beside the whole result.
+//!
+//! With the feature `sqlite`, [`SqliteActivityStore`] keeps the records in an SQLite file
+//! that survives restarts and that several processes may share (`sqlite/`).
 
-mod bound;
+pub(crate) mod bound;
+mod conversation;
 mod guard;
 mod memory;
+#[cfg(feature = "sqlite")]
+mod sqlite;
 
 pub use bound::{MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES};
 pub(crate) use bound::{Meter, Metered, meter_with, text_head};
+pub use conversation::{Conversation, MAX_CONVERSATION_FIELD_BYTES};
 pub(crate) use guard::ActivityGuard;
 pub use memory::{DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
+#[cfg(feature = "sqlite")]
+pub use sqlite::{
+    ActivityStoreError, DEFAULT_SQLITE_MAX_AGE, DEFAULT_SQLITE_MAX_BYTES,
+    DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig, SqliteActivityStore, SqliteStats,
+};
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
@@ -30,22 +47,78 @@ use crate::output::ToolOutput;
 /// The next activity id's number, shared by every runtime of the process.
 static NEXT_ACTIVITY: AtomicU64 = AtomicU64::new(1);
 
-/// The next activity id, `act_N` (written by hand: `format!` costs a noticeable part of a
-/// call's path).
+/// The next activity id, `act_<process>_N` (written by hand: `format!` costs a noticeable
+/// part of a call's path). The process's tag keeps ids apart when several processes share
+/// one store.
 pub(crate) fn next_activity_id() -> Arc<str> {
-    activity_id(NEXT_ACTIVITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed))
+    activity_id(
+        process_tag(),
+        NEXT_ACTIVITY.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+    )
 }
 
-/// `act_N`.
-fn activity_id(n: u64) -> Arc<str> {
+/// `act_<tag>_N`.
+fn activity_id(tag: &str, n: u64) -> Arc<str> {
     let mut digits = [0u8; 20];
     let digits = crate::call::decimal_digits(n, &mut digits);
-    let mut id = [0u8; 24];
+    let mut id = [0u8; 48];
     id[..4].copy_from_slice(b"act_");
-    let len = 4 + digits.len();
-    id[4..len].copy_from_slice(digits);
-    // ASCII digits after `act_`: always UTF-8.
+    let tag = &tag.as_bytes()[..tag.len().min(16)];
+    let mut len = 4 + tag.len();
+    id[4..len].copy_from_slice(tag);
+    id[len] = b'_';
+    len += 1;
+    id[len..len + digits.len()].copy_from_slice(digits);
+    len += digits.len();
+    // ASCII after `act_`: always UTF-8.
     Arc::from(std::str::from_utf8(&id[..len]).unwrap_or("act_"))
+}
+
+/// Eight hex digits telling this process apart from others that share a store: made once
+/// from the process id and the time it was first asked for.
+pub(crate) fn process_tag() -> &'static str {
+    static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TAG.get_or_init(|| {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let mixed =
+            (nanos ^ (u64::from(std::process::id()) << 32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        format!("{:08x}", (mixed >> 32) as u32)
+    })
+}
+
+/// The most a record's result preview ([`result_preview`]) holds, in bytes.
+pub const MAX_PREVIEW_BYTES: usize = 240;
+
+/// A short preview of a result, as a cell shows it before it is unfolded: the text the model
+/// reads ([`ToolOutput::model_text`]), whitespace runs made one space, cut at
+/// [`MAX_PREVIEW_BYTES`] with `…`.
+pub fn result_preview(output: &ToolOutput) -> String {
+    let text = output.model_text(&mut crate::render::ResourcesTracker::new());
+    preview_of(&text)
+}
+
+/// `text` as a preview: whitespace runs made one space, cut at [`MAX_PREVIEW_BYTES`].
+pub(crate) fn preview_of(text: &str) -> String {
+    let mut out = String::with_capacity(MAX_PREVIEW_BYTES.min(text.len()) + 4);
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if out.len() + c.len_utf8() > MAX_PREVIEW_BYTES {
+            out.push('…');
+            return out;
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// Where a call's activity stands.
@@ -94,6 +167,15 @@ pub struct ActivityRecord {
     /// When it finished.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finished_at_ms: Option<u64>,
+    /// The tool's status line for a finished call ([`Render::status`](crate::Render::status)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_line: Option<String>,
+    /// A short preview of the result ([`result_preview`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+    /// The conversation the call belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conversation: Option<Arc<Conversation>>,
 }
 
 impl ActivityRecord {
@@ -115,7 +197,16 @@ impl ActivityRecord {
             user_facing,
             started_at_ms: crate::events::now_ms(),
             finished_at_ms: None,
+            status_line: None,
+            preview: None,
+            conversation: None,
         }
+    }
+
+    /// How long the call took, once it has finished.
+    pub fn duration_ms(&self) -> Option<u64> {
+        self.finished_at_ms
+            .map(|f| f.saturating_sub(self.started_at_ms))
     }
 
     /// Applies an update.
@@ -131,6 +222,13 @@ impl ActivityRecord {
                 for k in keys {
                     self.data.remove(&k);
                 }
+            }
+            ActivityUpdate::Summary {
+                status_line,
+                preview,
+            } => {
+                self.status_line = status_line;
+                self.preview = preview;
             }
             ActivityUpdate::Finish {
                 status,
@@ -161,6 +259,14 @@ pub enum ActivityUpdate {
     MergeData(Map<String, Value>),
     /// Removes fields from `data`.
     DeleteData(Vec<String>),
+    /// Sets the status line and the result's preview (sent before a successful call's
+    /// [`Finish`](Self::Finish) by [`ActivityStore::succeed`]'s default).
+    Summary {
+        /// The tool's status line.
+        status_line: Option<String>,
+        /// A short preview of the result.
+        preview: Option<String>,
+    },
     /// Finishes the activity.
     Finish {
         /// `success` or `failure`.
@@ -188,6 +294,8 @@ pub struct ActivityStart {
     pub user_facing: bool,
     /// Data the record starts with (`duplicate_of` for a call answered from an earlier one).
     pub data: Map<String, Value>,
+    /// The conversation the call belongs to.
+    pub conversation: Option<Arc<Conversation>>,
 }
 
 impl ActivityStart {
@@ -204,7 +312,14 @@ impl ActivityStart {
             arguments,
             user_facing,
             data: Map::new(),
+            conversation: None,
         }
+    }
+
+    /// The same start in `conversation`.
+    pub fn with_conversation(mut self, conversation: Arc<Conversation>) -> Self {
+        self.conversation = Some(conversation);
+        self
     }
 
     /// The arguments as a record keeps them ([`record_input`]).
@@ -222,6 +337,7 @@ impl ActivityStart {
             self.user_facing,
         );
         record.data = self.data;
+        record.conversation = self.conversation;
         record
     }
 }
@@ -285,10 +401,16 @@ pub trait ActivityStore: Send + Sync + 'static {
     fn begin(&self, start: ActivityStart);
     /// Changes a record: its display message or data while it runs, or its end.
     fn update(&self, id: &str, update: ActivityUpdate);
-    /// A call succeeded with `output`: finishes its record. By default the
+    /// A call succeeded with `output`: finishes its record. By default an
+    /// [`ActivityUpdate::Summary`] (status line and preview) then the
     /// [`ActivityUpdate::succeeded`] update; a store may keep the output as it came instead
     /// and make its JSON when the record is read.
     fn succeed(&self, id: &str, output: &ToolOutput) {
+        let summary = ActivityUpdate::Summary {
+            status_line: output.status(),
+            preview: Some(result_preview(output)),
+        };
+        self.update(id, summary);
         self.update(id, ActivityUpdate::succeeded(output));
     }
     /// A record by id.
@@ -305,17 +427,28 @@ mod tests {
     fn activity_ids_are_act_and_a_new_number() {
         let a = next_activity_id();
         let b = next_activity_id();
-        for id in [&a, &b] {
-            let n = id.strip_prefix("act_").expect("prefix");
-            assert!(
-                !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()),
-                "{id}"
-            );
-        }
-        let (na, nb): (u64, u64) = (a[4..].parse().unwrap(), b[4..].parse().unwrap());
-        assert!(nb > na, "{a} then {b}");
+        let tag = process_tag();
+        assert_eq!(tag.len(), 8);
+        let number = |id: &str| -> u64 {
+            let n = id
+                .strip_prefix("act_")
+                .and_then(|r| r.strip_prefix(tag))
+                .and_then(|r| r.strip_prefix('_'))
+                .expect("act_<tag>_N");
+            assert!(n.bytes().all(|c| c.is_ascii_digit()), "{id}");
+            n.parse().expect("a number")
+        };
+        assert!(number(&b) > number(&a), "{a} then {b}");
         for n in [0, 7, 10, 99, 12_345, u64::MAX] {
-            assert_eq!(*activity_id(n), format!("act_{n}"));
+            assert_eq!(*activity_id("0badc0de", n), format!("act_0badc0de_{n}"));
         }
+    }
+
+    #[test]
+    fn a_preview_is_one_short_line() {
+        assert_eq!(preview_of("  Found 3\n\n  results\t "), "Found 3 results");
+        let long = preview_of(&"é".repeat(1000));
+        assert!(long.len() <= MAX_PREVIEW_BYTES + '…'.len_utf8());
+        assert!(long.ends_with('…'));
     }
 }

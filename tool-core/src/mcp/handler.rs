@@ -14,6 +14,7 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use crate::activity::Conversation;
 use crate::call::ToolCall;
 use crate::events::{Event, EventData, EventObserver};
 use crate::provider::result::McpParts;
@@ -154,6 +155,8 @@ pub(crate) struct McpHandler {
     principal_sessions: std::sync::Mutex<HashMap<Arc<str>, Session>>,
     /// What the user allowed for this session.
     granted: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// Names each call's conversation.
+    who: super::who::Who,
 }
 
 impl std::fmt::Debug for McpHandler {
@@ -168,17 +171,40 @@ impl McpHandler {
     pub(crate) fn new(shared: Arc<Shared>) -> McpHandler {
         let anyone = &shared.anyone;
         let session = anyone.runtime.session_with(anyone.session.clone());
+        let who = super::who::Who::new(session.conversation().clone());
         McpHandler {
             shared,
             session,
             principal_sessions: std::sync::Mutex::default(),
             granted: Arc::default(),
+            who,
         }
     }
 
     /// The tool session of this MCP session (for requests without a principal).
     pub(crate) fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The conversation of a call made with `context`: for a principal's request, its
+    /// principal and agent (and under 2026-07-28 HTTP, one group per client and principal).
+    fn conversation(
+        &self,
+        context: &RequestContext<RoleServer>,
+        principal: Option<&Arc<str>>,
+    ) -> Arc<Conversation> {
+        let conversation = self.who.of(context);
+        let Some(name) = principal.filter(|p| self.shared.principals.contains_key(*p)) else {
+            return conversation;
+        };
+        let served = self.shared.served(Some(name));
+        let mut c = (*conversation).clone();
+        if c.key.starts_with("client:") && c.principal.is_none() {
+            c.key = format!("{}@{name}", c.key);
+        }
+        c.principal = Some(name.to_string());
+        c.agent = served.session.agent.as_deref().map(str::to_owned);
+        Arc::new(c)
     }
 
     /// The tool session a request of `principal` is served in.
@@ -370,7 +396,9 @@ impl ServerHandler for McpHandler {
         // for them with a progress token.
         let progress = context.meta.get_progress_token();
         let session = self.session_for(principal.as_ref());
-        let mut options = CallOptions::new().cancel(context.ct.clone());
+        let mut options = CallOptions::new()
+            .cancel(context.ct.clone())
+            .conversation(self.conversation(&context, principal.as_ref()));
         // A call that asks for approval asks the client's user, where the client can.
         let mut round_trip = None;
         if let Some(asking) = &self.shared.asking

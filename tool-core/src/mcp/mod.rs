@@ -75,6 +75,15 @@
 //! request) still gets a [`Session`](crate::Session) of its own in mode `mcp`, which ends,
 //! cancelling its calls, when the connection does.
 //!
+//! # Who called
+//!
+//! Every call's activity record and events name its [`Conversation`](crate::Conversation):
+//! a 2026-07-28 client may name it with [`CONVERSATION_META_KEY`] in a request's `_meta`;
+//! otherwise it is the MCP session (streamable HTTP under 2025-11-25), the connection
+//! (stdio), or, for HTTP requests without a session, the client's name and version (one group
+//! per client). Each carries the client's name and version, the session id where there is
+//! one, the transport, and the principal and agent of [`ServeOptions::session`].
+//!
 //! # Transports
 //!
 //! - [`serve_stdio`]: one session over the process's stdin and stdout (what a host spawning
@@ -125,6 +134,7 @@ mod handler;
 mod http;
 mod inflight;
 mod principal;
+mod who;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -136,6 +146,7 @@ pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
 pub use inflight::MAX_IN_FLIGHT_BYTES;
 pub use principal::{Principal, parse_sha256_hex, token_sha256};
+pub use who::CONVERSATION_META_KEY;
 
 use crate::http::{BadToken, Guard};
 use crate::registry::Registry;

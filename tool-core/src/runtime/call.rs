@@ -79,6 +79,7 @@ impl<'s> Call<'s> {
             inner.trace_content,
         );
         let mut record = Record::new(&inner.host, &self.activity_id, &self.name, &self.arguments);
+        record.conversation = Some(self.conversation().clone());
         let steps = self.steps(&mut record, &span);
         // The steps run in the span, so that what a tool logs is the call's; a span no
         // subscriber wants costs nothing, not even entering it on every poll.
@@ -131,6 +132,14 @@ impl<'s> Call<'s> {
             self.session.turn().invalidate(&key, &self.id);
         }
         result
+    }
+
+    /// The conversation the call belongs to: its own, else its session's.
+    fn conversation(&self) -> &Arc<crate::activity::Conversation> {
+        self.options
+            .conversation
+            .as_ref()
+            .unwrap_or(&self.session.parts.conversation)
     }
 
     /// Whether the session or the call was cancelled.
@@ -202,6 +211,7 @@ impl<'s> Call<'s> {
             &self.session.runtime.inner.host,
             &self.session.parts,
             self.options.observer.clone(),
+            self.conversation().clone(),
         )
     }
 
@@ -409,6 +419,8 @@ struct Record<'a> {
     publish: Option<watch::Sender<Option<CallResult>>>,
     /// The open record: dropped unfinished (the call abandoned), it ends `failure`.
     activity: Option<ActivityGuard<'a>>,
+    /// The conversation the call belongs to.
+    conversation: Option<Arc<crate::activity::Conversation>>,
 }
 
 impl<'a> Record<'a> {
@@ -422,6 +434,7 @@ impl<'a> Record<'a> {
             duplicate_of: None,
             publish: None,
             activity: None,
+            conversation: None,
         }
     }
 
@@ -444,6 +457,7 @@ impl<'a> Record<'a> {
         };
         let mut start =
             ActivityStart::new(self.id.clone(), name, self.arguments.clone(), user_facing);
+        start.conversation = self.conversation.clone();
         if let Some(first) = &self.duplicate_of {
             let first = Value::String(first.clone());
             start.data.insert("duplicate_of".into(), first);

@@ -58,7 +58,7 @@ use tokio_util::sync::CancellationToken;
 pub use outcome::CallOutcome;
 pub use session::{CallOptions, Session};
 
-use crate::activity::{ActivityStore, InMemoryActivityStore};
+use crate::activity::{ActivityStore, Conversation, InMemoryActivityStore};
 use crate::approval::{Approver, DenyAll};
 use crate::context::{Host, Services, SessionParts, SessionState};
 use crate::events::EventStream;
@@ -261,8 +261,19 @@ impl Runtime {
         self.session_with(SessionConfig::default())
     }
 
-    /// A new session.
+    /// A new session. Its calls' records belong to `config.conversation`, or to a
+    /// conversation of the session's own (a generated key, the session's agent and principal).
     pub fn session_with(&self, config: SessionConfig) -> Session {
+        let conversation = config.conversation.unwrap_or_else(|| {
+            let mut c = Conversation::generated();
+            if let Some(agent) = &config.agent {
+                c = c.agent(&**agent);
+            }
+            if let Some(principal) = &config.principal {
+                c = c.principal(&**principal);
+            }
+            Arc::new(c)
+        });
         Session {
             runtime: self.clone(),
             permissions: config.permissions,
@@ -277,6 +288,7 @@ impl Runtime {
                     principal: config.principal,
                 },
                 tools: config.tools,
+                conversation,
             }),
             turn: Arc::new(Mutex::new(TurnCache::default())),
         }
@@ -310,6 +322,9 @@ pub struct SessionConfig {
     /// tools offered; an MCP server lists only these in `tools/list`. See
     /// [`ToolSelection`](crate::ToolSelection).
     pub tools: Option<SelectedTools>,
+    /// The conversation the session's calls belong to, as their activity records and events
+    /// say (default: one of the session's own, with its agent and principal).
+    pub conversation: Option<Arc<Conversation>>,
 }
 
 impl Default for SessionConfig {
@@ -322,6 +337,7 @@ impl Default for SessionConfig {
             agent: None,
             principal: None,
             tools: None,
+            conversation: None,
         }
     }
 }
@@ -362,6 +378,13 @@ impl SessionConfig {
     /// combine two with [`SelectedTools::intersection`].
     pub fn tools(mut self, selected: SelectedTools) -> Self {
         self.tools = Some(selected);
+        self
+    }
+
+    /// Sets the conversation the session's calls belong to (see
+    /// [`conversation`](Self::conversation)).
+    pub fn conversation(mut self, conversation: Conversation) -> Self {
+        self.conversation = Some(Arc::new(conversation));
         self
     }
 }

@@ -42,6 +42,9 @@ pub struct CallOptions {
     /// Decides this call's approval instead of the runtime's approver (an MCP server asks
     /// the client's user through it).
     pub approver: Option<Arc<dyn crate::approval::Approver>>,
+    /// The conversation this call belongs to, in place of the session's (an MCP request
+    /// that names its conversation, say).
+    pub conversation: Option<Arc<crate::activity::Conversation>>,
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -52,6 +55,7 @@ impl std::fmt::Debug for CallOptions {
             .field("parent", &self.parent)
             .field("trace_context", &self.trace_context)
             .field("approver", &self.approver.is_some())
+            .field("conversation", &self.conversation)
             .finish()
     }
 }
@@ -83,6 +87,12 @@ impl CallOptions {
     /// Sets the parent of the call's span (see [`crate::trace`]).
     pub fn parent(mut self, span: tracing::Span) -> Self {
         self.parent = Some(span);
+        self
+    }
+
+    /// Sets the conversation this call belongs to (see [`conversation`](Self::conversation)).
+    pub fn conversation(mut self, conversation: Arc<crate::activity::Conversation>) -> Self {
+        self.conversation = Some(conversation);
         self
     }
 
@@ -131,6 +141,11 @@ impl Session {
         self.runtime
             .registry()
             .offered(self.parts.mode, self.parts.tools.as_ref())
+    }
+
+    /// The conversation the session's calls belong to.
+    pub fn conversation(&self) -> &Arc<crate::activity::Conversation> {
+        &self.parts.conversation
     }
 
     /// The session state (turn counters, session values).

@@ -1,8 +1,10 @@
 //! The activity page in a real browser: the MCP server and the activity routes on one loopback
 //! server behind the token guard; headless Chromium, driven over the DevTools protocol on a
 //! loopback websocket, opens the page with `?token=`; an MCP client makes calls through
-//! `/mcp`, and the test reads the page's DOM. Screenshots (desktop and phone width) go to the build output:
-//! `target/tmp/activity-*.png`.
+//! `/mcp`, and the test reads the page's DOM: cells grouped by conversation (one group per MCP
+//! session), a cell whose data changes while it runs and loses a deleted field, the status
+//! line and preview of a finished call. Screenshots (desktop and phone width) go to the build
+//! output: `target/tmp/activity-*.png`.
 //!
 //! Skips, saying why, where Chromium is not installed (`.ci/run` installs it).
 
@@ -15,7 +17,7 @@ use serde_json::json;
 use tool_core::http::activity::{Activity, ActivityConfig};
 use tool_core::mcp::{ServeOptions, service};
 
-use crate::support::activity::{HOSTILE, runtime};
+use crate::support::activity::{HOSTILE, runtime_with_steps};
 use crate::support::browser::{Browser, chromium, find, mcp_call};
 
 const TOKEN: &str = "t0ken-for-the-page";
@@ -28,7 +30,7 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
         );
         return;
     };
-    let (rt, gate) = runtime();
+    let (rt, gate, steps) = runtime_with_steps();
     // One server: /mcp and the activity routes behind the MCP guard (token), with the
     // `?token=` first visit in front of it.
     let activity = Activity::with_config(&rt, ActivityConfig::default())
@@ -228,6 +230,113 @@ async fn the_page_shows_each_call_live_and_escapes_tool_output() {
             .await,
         "live"
     );
+
+    // A cell whose data changes while it runs: fields come, change and go at once, and the
+    // display message clears when the tool clears it.
+    let stepping = {
+        let peer = peer.clone();
+        tokio::spawn(async move { mcp_call(&peer, "steps", json!({})).await })
+    };
+    let cells = cdp
+        .wait_cells("the steps call's first data", |c| {
+            find(c, "steps").is_some_and(|s| s["data"]["scratch"] == "/tmp/steps.partial")
+        })
+        .await;
+    let running = find(&cells, "steps").unwrap();
+    assert_eq!(running["status"], "in_progress");
+    assert_eq!(running["data"]["phase"], "scanning");
+    assert_eq!(running["message"], "Scanning the tree");
+    cdp.screenshot(1280, 900, false, "activity-data-running.png")
+        .await;
+    steps.advance();
+    let cells = cdp
+        .wait_cells("the steps call's second data", |c| {
+            find(c, "steps").is_some_and(|s| s["data"]["phase"] == "indexing")
+        })
+        .await;
+    let running = find(&cells, "steps").unwrap();
+    assert_eq!(running["status"], "in_progress");
+    assert_eq!(
+        running["data"],
+        json!({"phase": "indexing", "files": "3"}),
+        "{running}"
+    );
+    assert_eq!(
+        running["message"], "",
+        "the tool cleared its display message"
+    );
+    steps.advance();
+    assert!(!stepping.await.unwrap().1);
+    let cells = cdp
+        .wait_cells("the steps call's end", |c| {
+            find(c, "steps").is_some_and(|s| s["status"] == "success")
+        })
+        .await;
+    let done = find(&cells, "steps").unwrap();
+    assert_eq!(done["status_line"], "Indexed 3 files");
+    assert_eq!(done["preview"], "indexed: a.rs, b.rs, c.rs");
+    assert_eq!(done["data"], json!({}), "live data gives way to the result");
+    assert!(done["result"].as_str().unwrap().contains("b.rs"));
+
+    // A second client is a second conversation: its group goes on top, the first keeps its
+    // calls together.
+    let other = ()
+        .serve(StreamableHttpClientTransport::from_config(
+            StreamableHttpClientTransportConfig::with_uri(format!("http://{addr}/mcp"))
+                .auth_header(TOKEN),
+        ))
+        .await
+        .expect("a second MCP session");
+    mcp_call(other.peer(), "echo", json!({"text": "from the other"})).await;
+    let cells = cdp
+        .wait_cells("the second conversation", |c| {
+            c.first()
+                .is_some_and(|f| f["input"].as_str().unwrap().contains("the other"))
+        })
+        .await;
+    let keys: Vec<&str> = cells.iter().map(|c| c["group"].as_str().unwrap()).collect();
+    assert_eq!(
+        keys.iter().filter(|k| **k == keys[0]).count(),
+        1,
+        "{keys:?}"
+    );
+    assert!(
+        keys[1..].iter().all(|k| *k == keys[1]) && keys[0] != keys[1],
+        "{keys:?}"
+    );
+    assert!(keys[0].starts_with("mcp-session:"), "{keys:?}");
+    let groups = cdp
+        .eval("document.querySelectorAll('#cells > section.group').length")
+        .await;
+    assert_eq!(groups, 2);
+    assert!(
+        cells[0]["group_title"]
+            .as_str()
+            .unwrap()
+            .contains("session "),
+        "{}",
+        cells[0]["group_title"]
+    );
+    // The tool filter shows one tool's calls, across groups.
+    cdp.eval(
+        "(() => { const s = document.getElementById('f-tool'); s.value = 'echo'; \
+         s.dispatchEvent(new Event('change')); })()",
+    )
+    .await;
+    let shown: Vec<_> = cdp
+        .cells()
+        .await
+        .into_iter()
+        .filter(|c| c["hidden"] == false)
+        .map(|c| c["tool"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(shown, ["echo", "echo", "echo"]);
+    cdp.eval(
+        "(() => { const s = document.getElementById('f-tool'); s.value = ''; \
+         s.dispatchEvent(new Event('change')); })()",
+    )
+    .await;
+    let _ = other.cancel().await;
 
     // Fold open the error and the html result for the screenshots, as a click would.
     cdp.eval(

@@ -142,6 +142,80 @@ impl Tool for Stream {
     }
 }
 
+/// Lets the `steps` tool take its next step: one permit a step.
+#[derive(Debug)]
+pub struct Steps(pub tokio::sync::Semaphore);
+
+impl Default for Steps {
+    fn default() -> Self {
+        Steps(tokio::sync::Semaphore::new(0))
+    }
+}
+
+impl Steps {
+    /// Lets the tool take one more step.
+    pub fn advance(&self) {
+        self.0.add_permits(1);
+    }
+}
+
+/// Output of `steps`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct Indexed {
+    pub files: Vec<String>,
+}
+impl Render for Indexed {
+    fn status(&self) -> Option<String> {
+        Some(format!("Indexed {} files", self.files.len()))
+    }
+    fn render(&self, _: &mut tool_core::ResourcesTracker) -> Option<String> {
+        Some(format!("indexed: {}", self.files.join(", ")))
+    }
+}
+
+/// Works in two steps the [`Steps`] service lets it take, changing its activity's data as it
+/// goes: `phase` and a `scratch` field first, then `phase` again and `files`, `scratch`
+/// deleted and the display message cleared (toolset `demo`).
+pub struct StepsTool;
+
+impl Tool for StepsTool {
+    type Input = tool_core::NoArgs;
+    type Output = Indexed;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("steps", "Index in two steps.").toolset("demo")
+    }
+    async fn call(&self, ctx: &ToolContext, _: tool_core::NoArgs) -> Result<Indexed, ToolError> {
+        let steps = ctx.require_service::<Steps>()?;
+        let field = |k: &str, v: Value| {
+            let mut m = serde_json::Map::new();
+            m.insert(k.to_owned(), v);
+            m
+        };
+        ctx.progress("Scanning the tree");
+        ctx.update_data(field("phase", Value::from("scanning")));
+        ctx.update_data(field("scratch", Value::from("/tmp/steps.partial")));
+        let step = steps
+            .0
+            .acquire()
+            .await
+            .map_err(|_| ToolError::system("the steps were closed"))?;
+        step.forget();
+        ctx.update_data(field("phase", Value::from("indexing")));
+        ctx.update_data(field("files", Value::from(3)));
+        ctx.delete_data(["scratch"]);
+        ctx.clear_display_message();
+        let step = steps
+            .0
+            .acquire()
+            .await
+            .map_err(|_| ToolError::system("the steps were closed"))?;
+        step.forget();
+        Ok(Indexed {
+            files: vec!["a.rs".into(), "b.rs".into(), "c.rs".into()],
+        })
+    }
+}
+
 /// A tool the page hides unless asked (`user_facing = false`).
 pub struct Internal;
 
@@ -158,20 +232,29 @@ impl Tool for Internal {
 
 /// A runtime with every test tool and a [`Gate`].
 pub fn runtime() -> (Runtime, Arc<Gate>) {
+    let (rt, gate, _) = runtime_with_steps();
+    (rt, gate)
+}
+
+/// A runtime with every test tool, a [`Gate`] and the [`Steps`] of the `steps` tool.
+pub fn runtime_with_steps() -> (Runtime, Arc<Gate>, Arc<Steps>) {
     let registry = Registry::builder()
         .register(Echo)
         .register(Html)
         .register(Chunks)
         .register(Stream)
         .register(Internal)
+        .register(StepsTool)
         .build()
         .expect("the test tools register");
     let gate = Arc::new(Gate::default());
+    let steps = Arc::new(Steps::default());
     let rt = Runtime::builder(registry)
         .service(gate.clone())
+        .service(steps.clone())
         .dedupe(false)
         .build();
-    (rt, gate)
+    (rt, gate, steps)
 }
 
 // ---------------------------------------------------------------------------------------------

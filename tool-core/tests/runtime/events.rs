@@ -117,17 +117,32 @@ async fn a_tool_streams_chunks_and_progress_between_start_and_end() {
     waiter.started.notified().await;
     waiter.release.notify_one();
     let out = running.await.unwrap();
-    let events: Vec<Event> = std::iter::from_fn(|| all.try_recv()).collect();
+    let mut events: Vec<Event> = std::iter::from_fn(|| all.try_recv()).collect();
     let kinds: Vec<EventKind> = events.iter().map(|e| e.kind).collect();
     assert_eq!(
         kinds,
         vec![
             EventKind::ToolCallStart,
             EventKind::Progress,
+            EventKind::ActivityUpdate,
             EventKind::ToolOutputChunk,
             EventKind::ToolCallEnd
         ]
     );
+    // `update_data` reaches subscribers at once, as a page shows it.
+    let update = events.remove(2);
+    assert_eq!(
+        update.data,
+        EventData::Update {
+            set: json!({"step": 1}).as_object().unwrap().clone(),
+            deleted: vec![],
+            display_message_cleared: false,
+        }
+    );
+    // Every event names the session's conversation.
+    for e in &events {
+        assert_eq!(e.conversation.as_deref(), Some(&**session.conversation()));
+    }
     for e in &events {
         assert_eq!(*e.call_id, *out.activity_id);
         assert_eq!(e.tool, "waiter");
@@ -155,7 +170,9 @@ async fn a_tool_streams_chunks_and_progress_between_start_and_end() {
         events[3].data,
         EventData::End {
             success: true,
-            result: json!({"released": true})
+            result: json!({"released": true}),
+            status_line: None,
+            preview: Some(r#"{"released":true}"#.into()),
         }
     );
     let chunk = chunks.try_recv().unwrap();
@@ -169,7 +186,8 @@ async fn a_tool_streams_chunks_and_progress_between_start_and_end() {
             "call_id": &*out.activity_id,
             "tool": "waiter",
             "timestamp_ms": events[2].timestamp_ms,
-            "data": {"kind": "chunk", "text": "first chunk\n"}
+            "data": {"kind": "chunk", "text": "first chunk\n"},
+            "conversation": {"key": &events[2].conversation.as_ref().unwrap().key},
         })
     );
 }

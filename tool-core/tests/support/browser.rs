@@ -146,8 +146,13 @@ impl Cdp {
     }
 }
 
-pub const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('#cells > article.cell')).map(c => ({
+pub const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('#cells article.cell')).map(c => ({
   id: c.dataset.callId, tool: c.dataset.tool, status: c.dataset.status, hidden: c.hidden,
+  group: c.closest('.group').dataset.key,
+  group_title: c.closest('.group').querySelector('.group-title').textContent,
+  status_line: c.querySelector('.status-line').textContent,
+  preview: c.querySelector('.preview').textContent,
+  data: Object.fromEntries(Array.from(c.querySelectorAll('.data .field')).map(f => [f.dataset.field, f.querySelector('dd').textContent])),
   name: c.querySelector('.name').textContent,
   message: c.querySelector('.message').textContent,
   output: c.querySelector('.output').textContent,

@@ -57,6 +57,7 @@ pub(crate) fn run(
     config: &SearchConfig,
     req: Request,
     cancelled: &(dyn Fn() -> bool + Sync),
+    report: matcher::Report<'_>,
     deadline: Option<Instant>,
 ) -> Result<GrepResults, ToolError> {
     let matcher = matcher::build(&req.pattern, config)?;
@@ -73,7 +74,7 @@ pub(crate) fn run(
     let root = ws.roots()[scope.path.root()].dir();
     let stop = Stop::default();
     let until = matcher::soft_deadline(deadline);
-    watched(&stop, cancelled, until, || {
+    watched(&stop, cancelled, until, report, || {
         let walked = walk(ws, &scope, &walk_opts, &stop)?;
         let shown_of = |i: usize| {
             ws.make(scope.path.root(), walked.files[i].rel.clone())

@@ -119,7 +119,11 @@ pub async fn glob(
     };
     let ctx = ctx.clone();
     let deadline = ctx.deadline();
-    blocking(move || find(&ws, &config, &q, &|| ctx.is_cancelled(), deadline)).await
+    blocking(move || {
+        let report = super::progress(&ctx);
+        find(&ws, &config, &q, &|| ctx.is_cancelled(), &report, deadline)
+    })
+    .await
 }
 
 /// A `glob` call's parameters.
@@ -140,6 +144,7 @@ fn find(
     config: &SearchConfig,
     q: &GlobQuery,
     cancelled: &(dyn Fn() -> bool + Sync),
+    report: matcher::Report<'_>,
     deadline: Option<std::time::Instant>,
 ) -> Result<GlobResults, ToolError> {
     let pattern = q.pattern.trim();
@@ -180,9 +185,13 @@ fn find(
         .unwrap_or(config.default_glob_results)
         .clamp(1, config.max_glob_results);
     let stop = Stop::default();
-    let walked = watched(&stop, cancelled, matcher::soft_deadline(deadline), || {
-        walk(ws, &scope, &opts, &stop)
-    })?;
+    let walked = watched(
+        &stop,
+        cancelled,
+        matcher::soft_deadline(deadline),
+        report,
+        || walk(ws, &scope, &opts, &stop),
+    )?;
     let mut files = walked.files;
     if q.sort == GlobSort::Modified {
         files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.rel.cmp(&b.rel)));

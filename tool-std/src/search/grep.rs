@@ -99,5 +99,9 @@ pub async fn grep(
     };
     let ctx = ctx.clone();
     let deadline = ctx.deadline();
-    blocking(move || engine::run(&ws, &config, req, &|| ctx.is_cancelled(), deadline)).await
+    blocking(move || {
+        let report = super::progress(&ctx);
+        engine::run(&ws, &config, req, &|| ctx.is_cancelled(), &report, deadline)
+    })
+    .await
 }

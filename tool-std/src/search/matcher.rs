@@ -2,7 +2,7 @@
 //! limits and errors a model can fix, and [`Stoppable`], which ends a search mid-file when the
 //! call's deadline passes or the call is cancelled.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -114,6 +114,10 @@ fn regex_error(p: &Pattern, e: &grep_regex::Error) -> ToolError {
 pub(crate) struct Stop {
     flag: AtomicBool,
     deadline_hit: AtomicBool,
+    /// Files the walk has listed, for progress reports.
+    pub(crate) listed: AtomicU64,
+    /// Files the scan has searched, for progress reports.
+    pub(crate) searched: AtomicU64,
 }
 
 impl Stop {
@@ -144,21 +148,42 @@ pub(crate) fn soft_deadline(deadline: Option<Instant>) -> Option<Instant> {
     Some(deadline.checked_sub(margin).unwrap_or(deadline))
 }
 
+/// Sees a long search's progress: files listed, files searched.
+pub(crate) type Report<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
+/// A search's first progress report comes after this long; shorter ones send none.
+const PROGRESS_AFTER: Duration = Duration::from_secs(1);
+/// Then at most one report this often, when the counts moved.
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+
 /// Runs `f` with a watchdog thread that sets `stop` once `cancelled()` says so or `until`
-/// passes, and ends with `f`.
+/// passes, reports its counts to `report` on a long search, and ends with `f`.
 pub(crate) fn watched<T>(
     stop: &Stop,
     cancelled: &(dyn Fn() -> bool + Sync),
     until: Option<Instant>,
+    report: Report<'_>,
     f: impl FnOnce() -> T,
 ) -> T {
     let done = AtomicBool::new(false);
     thread::scope(|s| {
         let watchdog = s.spawn(|| {
+            let (started, mut last, mut reported) = (Instant::now(), None::<Instant>, (0, 0));
             while !done.load(Ordering::Acquire) {
                 if cancelled() || until.is_some_and(|t| Instant::now() >= t) {
                     stop.interrupt();
                     return;
+                }
+                let counts = (
+                    stop.listed.load(Ordering::Relaxed),
+                    stop.searched.load(Ordering::Relaxed),
+                );
+                if started.elapsed() >= PROGRESS_AFTER
+                    && last.is_none_or(|t| t.elapsed() >= PROGRESS_EVERY)
+                    && counts != reported
+                {
+                    report(counts.0, counts.1);
+                    (last, reported) = (Some(Instant::now()), counts);
                 }
                 let nap = until
                     .map(|t| t.saturating_duration_since(Instant::now()))
@@ -294,6 +319,28 @@ mod tests {
         assert!(e.message().contains("too large"), "{e:?}");
         let e = build(&pattern(r"foo\nbar"), &SearchConfig::default()).unwrap_err();
         assert!(e.suggestion().unwrap().contains("multiline"), "{e:?}");
+    }
+
+    // A search longer than a second reports its counts as they move; a short one reports
+    // nothing.
+    #[test]
+    fn a_long_search_reports_its_progress_and_a_short_one_does_not() {
+        let reports = std::sync::Mutex::new(Vec::new());
+        let report = |l, s| reports.lock().unwrap().push((l, s));
+        let stop = Stop::default();
+        watched(&stop, &|| false, None, &report, || {
+            stop.listed.store(10, Ordering::Relaxed);
+        });
+        assert!(reports.lock().unwrap().is_empty());
+        watched(&stop, &|| false, None, &report, || {
+            for i in 1..=18u64 {
+                stop.searched.store(i, Ordering::Relaxed);
+                thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let seen = reports.into_inner().unwrap();
+        assert!(!seen.is_empty() && seen.len() <= 3, "{seen:?}");
+        assert!(seen.iter().all(|&(l, s)| l == 10 && s >= 9), "{seen:?}");
     }
 
     #[test]

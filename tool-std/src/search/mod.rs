@@ -100,6 +100,22 @@ pub use results::{GrepResults, Skipped};
 
 use tool_core::ToolError;
 
+/// Reports a long search's progress on the call's activity: the display message ("Searched
+/// 1200 of 5000 files") and `files_listed` / `files_searched` in its data.
+fn progress(ctx: &tool_core::ToolContext) -> impl Fn(u64, u64) + Sync + '_ {
+    move |listed, searched| {
+        ctx.progress(if searched == 0 {
+            format!("Listing files: {listed} found")
+        } else {
+            format!("Searched {searched} of {listed} files")
+        });
+        let mut data = serde_json::Map::new();
+        data.insert("files_listed".into(), listed.into());
+        data.insert("files_searched".into(), searched.into());
+        ctx.update_data(data);
+    }
+}
+
 /// Runs blocking search work off the async threads.
 async fn blocking<T, F>(f: F) -> Result<T, ToolError>
 where

@@ -275,6 +275,7 @@ fn worker(spec: &ScanSpec<'_>, progress: &Mutex<Progress>, next: &AtomicUsize, l
             Loaded::TooLarge => p.too_large += 1,
             Loaded::Unreadable => p.unreadable += 1,
         }
+        spec.stop.searched.fetch_add(1, Ordering::Relaxed);
         p.counts[i] = Some(count);
         while p.cut.is_none() && p.prefix < spec.files.len() {
             let Some(c) = p.counts[p.prefix] else { break };

@@ -368,6 +368,7 @@ impl ParallelVisitor for Visitor<'_, '_> {
             rel: rel.to_path_buf(),
             modified,
         });
+        s.stop.listed.fetch_add(1, Ordering::Relaxed);
         WalkState::Continue
     }
 }

@@ -535,6 +535,8 @@ mod tests {
             EventData::End {
                 success: true,
                 result: json!({"text": "x".repeat(200_000)}),
+                status_line: None,
+                preview: None,
             },
         );
         feed.push(&big);

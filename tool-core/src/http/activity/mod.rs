@@ -76,6 +76,7 @@
 mod feed;
 mod page;
 mod records;
+mod server;
 mod sse;
 
 use std::sync::Arc;
@@ -87,6 +88,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use feed::{ActivityFeed, FeedItem, FeedMessage, FeedSubscription};
 pub use records::{DEFAULT_RECORDS_LIMIT, MAX_RECORDS_BYTES, MAX_RECORDS_LIMIT};
+pub use server::ActivityServer;
 
 use crate::events::SubscribeError;
 use crate::runtime::Runtime;

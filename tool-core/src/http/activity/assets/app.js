@@ -1,15 +1,22 @@
-// The live activity page: one cell per tool call, newest on top.
+// The live activity page: one cell per tool call, grouped by the conversation it belongs to
+// (the group with the newest call on top, the newest call first in each).
 //
-// Data comes from GET activity/records (the state so far) and GET activity/events (Server-
+// Data comes from GET activity/records (the state so far, read again every few seconds so
+// calls other processes write to a shared store show too) and GET activity/events (Server-
 // Sent Events from then on; the browser resumes with Last-Event-ID by itself). Tool data is
 // untrusted: it is written with textContent only, never parsed as HTML.
 'use strict';
 (function () {
   const MAX_CELLS = 500; // older finished cells leave the page
   const MAX_OUTPUT = 200000; // characters of streamed output kept per cell
+  const MAX_DATA_FIELD = 400; // characters of one live data field shown
+  const RELOAD_MS = 5000; // how often the records are read again
   const cells = new Map(); // call id -> cell
+  const groups = new Map(); // conversation key -> group
   const toolsets = new Set();
-  const filters = { toolset: '', status: '', hidden: false };
+  const tools = new Set();
+  const principals = new Set();
+  const filters = { toolset: '', status: '', hidden: false, tool: '', principal: '' };
   let epoch = null;
   let lastSeq = 0;
 
@@ -52,6 +59,9 @@
       sets: el('span', 'sets'),
       meta: el('span', 'meta'),
       message: el('div', 'message'),
+      statusLine: el('div', 'status-line'),
+      preview: el('div', 'preview'),
+      data: el('dl', 'data'),
       error: el('div', 'error'),
       output: el('pre', 'output'),
       input: el('details', 'input'),
@@ -64,36 +74,97 @@
     head.append(dom.icon, dom.name, dom.sets, dom.meta);
     dom.input.append(el('summary', null, 'Input'), dom.inputPre);
     dom.result.append(dom.resultSummary, dom.resultPre);
-    root.append(head, dom.message, dom.error, dom.output, dom.input, dom.result);
+    root.append(head, dom.message, dom.statusLine, dom.preview, dom.data, dom.error, dom.output,
+      dom.input, dom.result);
     c = {
       id, name, dom, status: 'in_progress', toolsets: [], userFacing: true,
       started: 0, finished: 0, input: undefined, hasInput: false, result: undefined,
-      hasResult: false, error: null, message: null, outLen: 0, outCut: false, placed: false,
+      hasResult: false, error: null, message: null, outLen: 0, outCut: false, placed: null,
+      data: {}, statusLine: null, preview: null, conversation: null,
     };
     cells.set(id, c);
     return c;
   }
 
-  // Keeps the list sorted by start time, newest first.
-  function place(c) {
-    if (c.placed && c.dom.root.parentNode) return;
-    let before = null;
-    for (const node of list.children) {
-      const other = cells.get(node.dataset.callId);
-      if (other && other.started <= c.started) { before = node; break; }
+  // A conversation's key (calls without one are grouped as "other").
+  function keyOf(conv) {
+    return conv && typeof conv.key === 'string' ? conv.key : '';
+  }
+
+  // One line naming a conversation: the client and version, agent, principal, session.
+  function labelOf(conv) {
+    if (!conv) return 'Other calls';
+    const parts = [];
+    if (conv.client_name) parts.push(conv.client_name + (conv.client_version ? ' ' + conv.client_version : ''));
+    if (conv.agent) parts.push('agent ' + conv.agent);
+    if (conv.principal) parts.push('principal ' + conv.principal);
+    if (conv.session_id) parts.push('session ' + String(conv.session_id).slice(0, 8));
+    else if (!parts.length) parts.push(conv.key);
+    return parts.join(' · ');
+  }
+
+  function groupFor(conv) {
+    const key = keyOf(conv);
+    let g = groups.get(key);
+    if (g) {
+      if (conv && !g.conv) { g.conv = conv; renderGroup(g); }
+      return g;
     }
-    list.insertBefore(c.dom.root, before);
-    c.placed = true;
+    const root = el('section', 'group');
+    root.dataset.key = key;
+    const head = el('header', 'group-head');
+    const title = el('h2', 'group-title');
+    const info = el('span', 'group-info');
+    head.append(title, info);
+    const items = el('div', 'group-cells');
+    root.append(head, items);
+    g = { key, conv, root, title, info, items, latest: 0 };
+    groups.set(key, g);
+    renderGroup(g);
+    return g;
+  }
+
+  function renderGroup(g) {
+    g.title.textContent = labelOf(g.conv);
+    const bits = [];
+    if (g.conv && g.conv.transport) bits.push(g.conv.transport);
+    g.info.textContent = bits.join(' · ');
+    if (g.conv && g.conv.principal && !principals.has(g.conv.principal)) {
+      principals.add(g.conv.principal);
+      $('f-principal').append(el('option', null, g.conv.principal));
+    }
+  }
+
+  // Keeps the cell in its conversation's group, newest first, and the groups ordered by their
+  // newest call.
+  function place(c) {
+    const g = groupFor(c.conversation);
+    if (c.placed === g && c.dom.root.parentNode === g.items) return;
+    let before = null;
+    for (const node of g.items.children) {
+      const other = cells.get(node.dataset.callId);
+      if (other && other !== c && other.started <= c.started) { before = node; break; }
+    }
+    g.items.insertBefore(c.dom.root, before);
+    c.placed = g;
+    if (c.started > g.latest || !g.root.parentNode) {
+      g.latest = Math.max(g.latest, c.started);
+      let first = null;
+      for (const node of list.children) {
+        const other = groups.get(node.dataset.key);
+        if (other && other !== g && other.latest <= g.latest) { first = node; break; }
+      }
+      if (first !== g.root) list.insertBefore(g.root, first);
+    }
     trim();
   }
 
   function trim() {
     if (cells.size <= MAX_CELLS) return;
-    const nodes = Array.from(list.children).reverse();
-    for (const node of nodes) {
+    const all = Array.from(cells.values()).sort((a, b) => a.started - b.started);
+    for (const c of all) {
       if (cells.size <= MAX_CELLS) break;
-      const c = cells.get(node.dataset.callId);
-      if (c && c.status !== 'in_progress') { node.remove(); cells.delete(c.id); }
+      if (c.status !== 'in_progress') { c.dom.root.remove(); cells.delete(c.id); }
     }
   }
 
@@ -105,10 +176,35 @@
     }
   }
 
+  function addTool(name) {
+    if (!name || tools.has(name)) return;
+    tools.add(name);
+    $('f-tool').append(el('option', null, name));
+  }
+
   function visible(c) {
+    const principal = c.conversation && c.conversation.principal;
     return (filters.hidden || c.userFacing)
       && (!filters.toolset || c.toolsets.includes(filters.toolset))
-      && (!filters.status || c.status === filters.status);
+      && (!filters.status || c.status === filters.status)
+      && (!filters.tool || c.name === filters.tool)
+      && (!filters.principal || principal === filters.principal);
+  }
+
+  // The live data of a running cell, one row a field.
+  function renderData(c) {
+    const rows = [];
+    if (c.status === 'in_progress') {
+      for (const [k, v] of Object.entries(c.data)) {
+        let text = typeof v === 'string' ? v : pretty(v);
+        if (text.length > MAX_DATA_FIELD) text = text.slice(0, MAX_DATA_FIELD) + '…';
+        const row = el('div', 'field');
+        row.dataset.field = k;
+        row.append(el('dt', null, k), el('dd', null, text));
+        rows.push(row);
+      }
+    }
+    c.dom.data.replaceChildren(...rows);
   }
 
   function render(c) {
@@ -125,6 +221,10 @@
       : c.status === 'in_progress' && c.started ? ' · ' + duration(Math.max(0, Date.now() - c.started)) : '';
     d.meta.textContent = label + took + (c.started ? ' · ' + clock(c.started) : '');
     d.message.textContent = c.status === 'in_progress' && c.message ? c.message : '';
+    d.statusLine.textContent = c.status !== 'in_progress' && c.statusLine ? c.statusLine : '';
+    d.preview.textContent = c.status === 'success' && c.preview && c.preview !== c.statusLine
+      ? c.preview : '';
+    renderData(c);
     d.error.textContent = c.error ? errorText(c.error) : '';
     d.input.hidden = !c.hasInput;
     if (c.hasInput) d.inputPre.textContent = pretty(c.input);
@@ -170,6 +270,11 @@
     if (c.status !== 'in_progress' && r.status === 'in_progress') return;
     c.toolsets = r.toolsets || [];
     addToolsets(c.toolsets);
+    addTool(r.name);
+    if (r.conversation) c.conversation = r.conversation;
+    c.statusLine = r.status_line || c.statusLine;
+    c.preview = r.preview || c.preview;
+    if (r.status === 'in_progress') c.data = r.data || {};
     c.userFacing = r.user_facing !== false;
     c.started = r.started_at_ms || c.started;
     c.finished = r.finished_at_ms || c.finished;
@@ -187,6 +292,8 @@
     const c = cellFor(e.call_id, e.tool);
     c.toolsets = e.toolsets || c.toolsets;
     addToolsets(c.toolsets);
+    addTool(e.tool);
+    if (e.conversation && !c.conversation) c.conversation = e.conversation;
     c.userFacing = e.user_facing !== false;
     const data = e.data || {};
     switch (e.type) {
@@ -200,9 +307,16 @@
       case 'PROGRESS':
         c.message = String(data.message);
         break;
+      case 'ACTIVITY_UPDATE':
+        if (data.set) Object.assign(c.data, data.set);
+        for (const k of data.deleted || []) delete c.data[k];
+        if (data.display_message_cleared) c.message = null;
+        break;
       case 'TOOL_CALL_END':
         c.status = data.success ? 'success' : 'failure';
         c.result = data.result; c.hasResult = true;
+        c.statusLine = data.status_line || null;
+        c.preview = data.preview || null;
         c.finished = e.timestamp_ms;
         break;
       case 'ERROR':
@@ -217,11 +331,18 @@
 
   function refilter() {
     let shown = 0, running = 0, hidden = 0;
+    const groupShown = new Map();
     for (const c of cells.values()) {
       const v = visible(c);
       c.dom.root.hidden = !v;
       if (v) shown++; else hidden++;
       if (c.status === 'in_progress') running++;
+      if (v && c.placed) groupShown.set(c.placed, (groupShown.get(c.placed) || 0) + 1);
+    }
+    for (const g of groups.values()) {
+      const n = groupShown.get(g) || 0;
+      g.root.hidden = n === 0;
+      g.root.dataset.count = String(n);
     }
     $('count').textContent = shown + ' shown · ' + running + ' running'
       + (hidden ? ' · ' + hidden + ' hidden' : '');
@@ -270,10 +391,12 @@
   }
 
   function wireFilters() {
-    $('f-toolset').addEventListener('change', (ev) => {
-      filters.toolset = ev.target.value;
-      refilter();
-    });
+    for (const [id, key] of [['f-toolset', 'toolset'], ['f-tool', 'tool'], ['f-principal', 'principal']]) {
+      $(id).addEventListener('change', (ev) => {
+        filters[key] = ev.target.value;
+        refilter();
+      });
+    }
     $('f-hidden').addEventListener('change', (ev) => {
       filters.hidden = ev.target.checked;
       refilter();
@@ -297,4 +420,6 @@
   wireFilters();
   refilter();
   loadRecords().then(connect);
+  // Other processes sharing the store write calls this page has no events of.
+  setInterval(loadRecords, RELOAD_MS);
 })();

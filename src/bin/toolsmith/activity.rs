@@ -1,0 +1,202 @@
+//! `toolsmith activity`: the activity records of the SQLite store in a terminal: a table of
+//! the newest, `--json` (one record a line) for scripts, `--follow` to keep printing them as
+//! calls begin and finish, from whichever server writes the store.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use tool_core::{ActivityRecord, ActivityStatus};
+
+use crate::args::GlobalOptions;
+use crate::{fail, host};
+
+/// How often `--follow` looks for new records.
+const FOLLOW_EVERY: Duration = Duration::from_millis(300);
+
+/// Runs `toolsmith activity`.
+pub(crate) async fn show(
+    options: &GlobalOptions,
+    limit: usize,
+    json: bool,
+    follow: bool,
+) -> ExitCode {
+    let roots = match host::roots(options) {
+        Ok(r) => r,
+        Err(e) => return fail(2, &e),
+    };
+    let Some(path) = host::activity_store_path(options, &roots) else {
+        return fail(
+            2,
+            "--activity-store memory keeps records inside the server; give the SQLite file \
+             `serve` writes (--activity-store PATH) to read them here",
+        );
+    };
+    if !path.exists() {
+        return fail(
+            1,
+            &format!(
+                "no activity store at {} yet: `toolsmith serve` makes it when it starts \
+                 (or name another with --activity-store PATH)",
+                path.display()
+            ),
+        );
+    }
+    let store = match host::open_activity_store(options, &path) {
+        Ok(s) => s,
+        Err(e) => return fail(1, &e),
+    };
+    let mut out = Printer::new(json);
+    let (_, mut cursor) = store.changed_since(u64::MAX).await;
+    let records = store.recent(limit.max(1)).await;
+    if !json && records.is_empty() && !follow {
+        crate::notice(&format!("no activity recorded yet in {}", path.display()));
+        return ExitCode::SUCCESS;
+    }
+    out.header();
+    for record in &records {
+        if out.record(record).is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }
+    if !follow {
+        return ExitCode::SUCCESS;
+    }
+    cursor = cursor.max(store.changed_since(cursor).await.1);
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
+            () = tokio::time::sleep(FOLLOW_EVERY) => {}
+        }
+        let (changed, next) = store.changed_since(cursor).await;
+        cursor = next;
+        for record in &changed {
+            if out.record(record).is_err() {
+                return ExitCode::SUCCESS;
+            }
+        }
+    }
+}
+
+/// Writes records as table rows or JSON lines.
+struct Printer {
+    json: bool,
+}
+
+impl Printer {
+    fn new(json: bool) -> Self {
+        Printer { json }
+    }
+
+    fn header(&mut self) {
+        if !self.json {
+            let _ = writeln!(
+                std::io::stdout().lock(),
+                "{:<20} {:<16} {:<11} {:>9}  {:<28} SUMMARY",
+                "STARTED (UTC)",
+                "TOOL",
+                "STATUS",
+                "TOOK",
+                "CONVERSATION"
+            );
+        }
+    }
+
+    /// One record; an error when stdout is gone (a closed pipe).
+    fn record(&mut self, r: &ActivityRecord) -> std::io::Result<()> {
+        let mut out = std::io::stdout().lock();
+        if self.json {
+            let line = serde_json::to_string(r).map_err(std::io::Error::other)?;
+            writeln!(out, "{line}")?;
+            return out.flush();
+        }
+        let status = match r.status {
+            ActivityStatus::InProgress => "running",
+            ActivityStatus::Success => "success",
+            ActivityStatus::Failure => "failure",
+        };
+        let took = r.duration_ms().map_or_else(String::new, duration);
+        let conversation = r
+            .conversation
+            .as_ref()
+            .map_or_else(String::new, |c| c.label());
+        let summary = match r.status {
+            ActivityStatus::InProgress => r.display_message.clone().unwrap_or_default(),
+            ActivityStatus::Failure if r.error.is_some() => r.error.clone().unwrap_or_default(),
+            _ => r
+                .status_line
+                .clone()
+                .or_else(|| r.preview.clone())
+                .unwrap_or_default(),
+        };
+        writeln!(
+            out,
+            "{:<20} {:<16} {:<11} {:>9}  {:<28} {}",
+            utc(r.started_at_ms),
+            cut(&r.name, 16),
+            status,
+            took,
+            cut(&conversation, 28),
+            cut(&one_line(&summary), 100)
+        )?;
+        out.flush()
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At most `max` characters, `…` when cut.
+fn cut(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max.saturating_sub(1)) {
+        Some((at, _)) if text.chars().count() > max => format!("{}…", &text[..at]),
+        _ => text.to_owned(),
+    }
+}
+
+fn duration(ms: u64) -> String {
+    match ms {
+        0..1000 => format!("{ms} ms"),
+        1000..60_000 => format!("{:.1} s", ms as f64 / 1000.0),
+        _ => format!("{} min {} s", ms / 60_000, (ms % 60_000) / 1000),
+    }
+}
+
+/// `YYYY-MM-DD HH:MM:SS` in UTC.
+fn utc(ms: u64) -> String {
+    let secs = ms / 1000;
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    // Howard Hinnant's civil-from-days.
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rest / 3600,
+        (rest % 3600) / 60,
+        rest % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_durations_and_cuts() {
+        assert_eq!(utc(0), "1970-01-01 00:00:00");
+        assert_eq!(utc(1_795_000_000_000), "2026-11-18 11:06:40");
+        assert_eq!(duration(12), "12 ms");
+        assert_eq!(duration(1500), "1.5 s");
+        assert_eq!(duration(125_000), "2 min 5 s");
+        assert_eq!(cut("abcdef", 4), "abc…");
+        assert_eq!(cut("abc", 4), "abc");
+    }
+}
