@@ -194,6 +194,52 @@ fn principals_are_kept_apart(discover: bool) {
     );
     let tools = answers[1]["tools"].as_array().expect("tools");
     assert!(tools.iter().any(|t| t["name"] == "bash"), "{tools:?}");
+
+    // The activity records name each call's principal and agent (the store is written a
+    // moment after each call: read until every call is there).
+    let read = || {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolsmith"))
+            .args(["activity", "--json", "--limit", "500"])
+            .current_dir(base)
+            .output()
+            .expect("toolsmith activity");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .collect::<Vec<_>>()
+    };
+    let who = |records: &[Value], principal: &str| {
+        records
+            .iter()
+            .filter(|r| r["conversation"]["principal"] == principal)
+            .map(|r| {
+                r["conversation"]["agent"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect::<Vec<_>>()
+    };
+    // Her own file, the probes, the prompt set, and the prompt viewed again.
+    let alice_calls = probes.len() + 3;
+    let mut records = read();
+    for _ in 0..50 {
+        if who(&records, "alice").len() >= alice_calls && who(&records, "bob").len() >= 4 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        records = read();
+    }
+    let (alice, bob) = (who(&records, "alice"), who(&records, "bob"));
+    assert_eq!(
+        alice.len(),
+        alice_calls,
+        "alice's records of {}",
+        records.len()
+    );
+    assert_eq!(bob.len(), 4, "bob's records: {bob:?}");
+    assert!(alice.iter().all(|a| a == "Alice") && bob.iter().all(|a| a == "Bob"));
+    drop(server);
 }
 
 #[test]
