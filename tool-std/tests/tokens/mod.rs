@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use tool_core::provider::{Format, export, export_all};
 use tool_core::{Registry, ToolSpec};
 
-const BUDGETS: &str = include_str!("../token-budgets.toml");
+const BUDGETS: &str = include_str!("../../token-budgets.toml");
 
 /// `name = tokens` lines (`#` comments), the whole set as `whole_set`.
 fn budgets(text: &str) -> BTreeMap<String, usize> {
