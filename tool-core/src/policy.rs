@@ -135,31 +135,39 @@ pub enum Match {
     All,
 }
 
-/// Picks the rule that decides a call among `rules`: the first matching `deny`, else the
-/// first matching `ask`, else the first `allow` matching all of the call. `matches` says how
-/// a rule's specifier matches (a rule without a specifier is [`Match::All`] for its tool;
-/// `matches` is only called for rules naming `tool`, compared by `same_tool`).
-pub fn decide(
-    rules: &[Rule],
+impl AsRef<Rule> for Rule {
+    fn as_ref(&self) -> &Rule {
+        self
+    }
+}
+
+/// Picks the rule that decides a call among `rules` (rules, or anything holding one, such as
+/// a rule with its compiled specifier): the first matching `deny`, else the first matching
+/// `ask`, else the first `allow` matching all of the call. `matches` says how a rule's
+/// specifier matches (a rule without a specifier is [`Match::All`] for its tool; `matches` is
+/// only called for rules naming `tool`, compared by `same_tool`).
+pub fn decide<T: AsRef<Rule>>(
+    rules: &[T],
     same_tool: impl Fn(&str) -> bool,
-    mut matches: impl FnMut(&Rule) -> Match,
-) -> Option<&Rule> {
+    mut matches: impl FnMut(&T) -> Match,
+) -> Option<&T> {
     let mut ask = None;
     let mut allow = None;
-    for rule in rules.iter().filter(|r| same_tool(&r.tool)) {
+    for item in rules.iter().filter(|r| same_tool(&r.as_ref().tool)) {
+        let rule = item.as_ref();
         let m = if rule.specifier.is_none() {
             Match::All
         } else {
-            matches(rule)
+            matches(item)
         };
         match (rule.effect, m) {
             (_, Match::No) => {}
-            (Effect::Deny, _) => return Some(rule),
+            (Effect::Deny, _) => return Some(item),
             (Effect::Ask, _) => {
-                ask.get_or_insert(rule);
+                ask.get_or_insert(item);
             }
             (Effect::Allow, Match::All) => {
-                allow.get_or_insert(rule);
+                allow.get_or_insert(item);
             }
             (Effect::Allow, Match::Some) => {}
         }

@@ -177,7 +177,6 @@ impl PolicyBuilder<'_> {
         let roots: Vec<&str> = self.workspace.roots().iter().map(|r| r.name()).collect();
         let mut kinds = HashMap::new();
         let mut rules = Vec::with_capacity(self.rules.len());
-        let mut patterns = Vec::with_capacity(self.rules.len());
         let mut counts: HashMap<Effect, usize> = HashMap::new();
         for (effect, text) in &self.rules {
             let index = counts.entry(*effect).or_default();
@@ -209,12 +208,10 @@ impl PolicyBuilder<'_> {
                 Some(s) => Some(compile(&rule.tool, &kind, s, &roots).map_err(&error)?),
             };
             *index += 1;
-            rules.push(rule);
-            patterns.push(pattern);
+            rules.push(Compiled { rule, pattern });
         }
         Ok(StandardPolicy {
             rules,
-            patterns,
             workspace: self.workspace,
             shell: self.shell,
             allow_sandboxed_bash: self.allow_sandboxed_bash,
@@ -251,8 +248,7 @@ fn compile(tool: &str, kind: &Kind, specifier: &str, roots: &[&str]) -> Result<P
 /// documentation](self).
 #[derive(Debug)]
 pub struct StandardPolicy {
-    rules: Vec<Rule>,
-    patterns: Vec<Option<Pattern>>,
+    rules: Vec<Compiled>,
     workspace: Arc<Workspace>,
     shell: Option<Arc<ShellConfig>>,
     allow_sandboxed_bash: bool,
@@ -272,14 +268,21 @@ impl StandardPolicy {
     }
 
     /// The rules, tool names resolved.
-    pub fn rules(&self) -> &[Rule] {
-        &self.rules
+    pub fn rules(&self) -> impl Iterator<Item = &Rule> {
+        self.rules.iter().map(|c| &c.rule)
     }
+}
 
-    fn pattern_of(&self, rule: &Rule) -> Option<&Pattern> {
-        // Rules are few; their addresses tell them apart.
-        let i = self.rules.iter().position(|r| std::ptr::eq(r, rule))?;
-        self.patterns[i].as_ref()
+/// A rule and its specifier, compiled for its tool.
+#[derive(Debug)]
+struct Compiled {
+    rule: Rule,
+    pattern: Option<Pattern>,
+}
+
+impl AsRef<Rule> for Compiled {
+    fn as_ref(&self) -> &Rule {
+        &self.rule
     }
 }
 
@@ -293,15 +296,20 @@ impl CallPolicy for StandardPolicy {
         {
             return PolicyDecision::Refuse(e);
         }
-        let subjects = Subjects::new(call, &self.workspace);
+        // What the call does is worked out (paths resolved, links followed) only when a rule
+        // with a specifier asks, and once.
+        let mut subjects = None;
         let chosen = decide(
             &self.rules,
             |t| t == call.tool,
-            |rule| match self.pattern_of(rule) {
-                Some(p) => subjects.matches(p, rule.effect),
+            |c| match &c.pattern {
+                Some(p) => subjects
+                    .get_or_insert_with(|| Subjects::new(call, &self.workspace))
+                    .matches(p, c.rule.effect),
                 None => Match::All,
             },
-        );
+        )
+        .map(|c| &c.rule);
         match chosen {
             Some(rule) => match rule.effect {
                 Effect::Deny => PolicyDecision::Deny {
