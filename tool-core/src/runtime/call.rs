@@ -299,6 +299,7 @@ impl<'s> Call<'s> {
             PolicyDecision::Declared if needs_approval => None,
             PolicyDecision::Declared => return Ok(()),
         };
+        let seen = arguments.as_ref();
         // Boxed: most calls need none, and their futures stay small.
         Box::pin(async move {
             let preview = match (&inner.policy, &policy_call) {
@@ -309,7 +310,11 @@ impl<'s> Call<'s> {
                 call_id: self.id.clone(),
                 tool: spec.name.to_string(),
                 action: t.action.clone(),
-                arguments: t.arguments.to_value().unwrap_or(Value::Null),
+                // The value the policy saw, when there is one: read once.
+                arguments: match seen {
+                    Some(value) => value.clone(),
+                    None => t.arguments.to_value().unwrap_or(Value::Null),
+                },
                 signature: signature_of_arguments(&spec.name, &t.arguments),
                 rule,
                 preview,
