@@ -111,7 +111,10 @@ async fn read_lines<R>(
         match frame {
             Frame::Blank => {}
             Frame::Forward(track) => {
-                let whole = trim_newline(&line).to_vec();
+                // The line itself goes on, not a copy; the next one gets a new buffer.
+                let mut whole = std::mem::take(&mut line);
+                let kept = trim_newline(&whole).len();
+                whole.truncate(kept);
                 if frames.send((track, whole)).await.is_err() {
                     return;
                 }
