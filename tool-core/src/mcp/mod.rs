@@ -42,7 +42,8 @@
 //!
 //! - **2025-06-18 and 2025-11-25**: the server sends `elicitation/create` while the call
 //!   waits (at most [`APPROVAL_TIMEOUT`]; a cancelled call withdraws the question). "Allow
-//!   for this session" lasts as long as the MCP session.
+//!   for this session" lasts as long as the MCP session and covers what asked: the calls the
+//!   same rule matches, or, where the declaration asked, every call of that tool (and action).
 //! - **2026-07-28** has no sessions: the call is answered `input_required` with the form
 //!   (under [`APPROVAL_INPUT`]) and a request state, and the client calls again with the
 //!   user's answer and that state. The state is sealed with HMAC-SHA256 under the server's
