@@ -24,7 +24,7 @@ use tool_macros::tool;
 
 use super::capture::split_budget;
 use super::config::ShellConfig;
-use super::process::{self, Ending, RunSpec};
+use super::process::{self, Ending, NotConfined, RunSpec};
 use super::sandbox;
 use super::security;
 use crate::workspace::{EntryKind, Workspace};
@@ -261,23 +261,22 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
     } else {
         None
     };
-    let (program, arg0, args) = match &sandbox {
+    let shell_args = vec!["-c".to_owned(), command.to_owned()];
+    let (program, arg0, args, confine) = match &sandbox {
         Some(s) => {
             env.retain(|(k, _)| k != "TMPDIR");
             env.push(("TMPDIR".to_owned(), s.dir.tmp().display().to_string()));
-            let args = vec![
-                s.plan.clone(),
-                shell.display().to_string(),
-                "-c".to_owned(),
-                command.to_owned(),
-            ];
-            (
-                s.helper.clone(),
-                Some(sandbox::HELPER_ARG0.to_owned()),
-                args,
-            )
+            match &s.way {
+                Way::Thread(plan) => (shell, None, shell_args, Some(plan.clone())),
+                Way::Helper { program, plan } => {
+                    let mut args = vec![plan.clone(), shell.display().to_string()];
+                    args.extend(shell_args);
+                    let arg0 = Some(sandbox::HELPER_ARG0.to_owned());
+                    (program.clone(), arg0, args, None)
+                }
+            }
         }
-        None => (shell, None, vec!["-c".to_owned(), command.to_owned()]),
+        None => (shell, None, shell_args, None),
     };
     let spec = RunSpec {
         program,
@@ -289,10 +288,17 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         grace: config.kill_grace,
         max_line_chars: config.max_line_chars,
         capture_budget: config.max_output_chars,
+        confine,
     };
     let finished = process::run(&spec, ctx.cancellation(), |_, text| ctx.emit_chunk(text))
         .await
         .map_err(|e| {
+            if let Some(NotConfined(why)) = e.get_ref().and_then(|e| e.downcast_ref()) {
+                return ToolError::security(format!(
+                    "the bash sandbox could not be set up, so the command was not run: {why}"
+                ))
+                .with_suggestion(UNSANDBOXED_HINT);
+            }
             ToolError::system(format!("could not run `{}`: {e}", config.shell)).with_suggestion(
                 "The host's shell could not be started; this is not a problem of the command.",
             )
@@ -382,16 +388,26 @@ const UNSANDBOXED_HINT: &str = "This is a problem of the host's set-up, not of t
      server with `--bash-sandbox off` (ShellConfig.sandbox.mode = SandboxMode::Off) to run \
      commands without the sandbox.";
 
-/// A sandboxed call's set-up: the helper, the plan it applies, the call's private directory
+/// A sandboxed call's set-up: how the command is confined, the call's private directory
 /// (removed when this drops) and what to check after the command.
 struct Sandboxed {
-    helper: std::path::PathBuf,
-    plan: String,
+    way: Way,
     dir: sandbox::CallDir,
     writable: Vec<std::path::PathBuf>,
     protected: Vec<String>,
     protected_before: std::collections::BTreeSet<std::path::PathBuf>,
     notes: Vec<String>,
+}
+
+/// How a sandboxed command is confined.
+enum Way {
+    /// From a thread of this process made for it.
+    Thread(std::sync::Arc<sandbox::Plan>),
+    /// By the helper program, which applies the plan (JSON) to itself and `exec`s the shell.
+    Helper {
+        program: std::path::PathBuf,
+        plan: String,
+    },
 }
 
 impl Sandboxed {
@@ -426,7 +442,7 @@ impl Sandboxed {
                 ToolError::system(format!("the bash sandbox could not be prepared: {e}"))
                     .with_suggestion(UNSANDBOXED_HINT)
             };
-            let helper = sandbox_config.helper_program().map_err(fail)?;
+            sandbox::hide_this_process().map_err(fail)?;
             let dir = sandbox::CallDir::new()
                 .map_err(|e| fail(format!("cannot make the call's temporary directory: {e}")))?;
             let denied = sandbox_config.denied_paths();
@@ -441,10 +457,16 @@ impl Sandboxed {
                 &dir,
             )
             .map_err(fail)?;
-            let plan = serde_json::to_string(&made.plan).map_err(|e| fail(e.to_string()))?;
+            let way = if sandbox_config.confine_in_process && sandbox::fits_a_thread(&made.plan) {
+                Way::Thread(std::sync::Arc::new(made.plan))
+            } else {
+                Way::Helper {
+                    program: sandbox_config.helper_program().map_err(fail)?,
+                    plan: serde_json::to_string(&made.plan).map_err(|e| fail(e.to_string()))?,
+                }
+            };
             Ok(Sandboxed {
-                helper,
-                plan,
+                way,
                 dir,
                 writable,
                 protected: sandbox_config.protected,

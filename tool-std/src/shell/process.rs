@@ -7,6 +7,7 @@ use std::io;
 use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::{ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
@@ -16,6 +17,7 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::{Capture, LineSplitter};
+use super::sandbox;
 
 /// Bytes read from a pipe at once.
 const READ_BUF: usize = 16 * 1024;
@@ -43,6 +45,54 @@ pub(crate) struct RunSpec {
     pub(crate) max_line_chars: usize,
     /// Characters each stream's capture keeps.
     pub(crate) capture_budget: usize,
+    /// The sandbox plan to confine the command with from a thread of this process (see
+    /// [`sandbox::confine_thread`]); `None` when the program starts unconfined (the sandbox
+    /// is off, or the program is the helper, which confines itself).
+    pub(crate) confine: Option<Arc<sandbox::Plan>>,
+}
+
+/// The error [`run`] answers with (inside an [`io::Error`]) when the sandbox could not be
+/// set up on the thread starting the command: the command did not run.
+#[derive(Debug)]
+pub(crate) struct NotConfined(pub(crate) String);
+
+impl std::fmt::Display for NotConfined {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotConfined {}
+
+/// Starts `command` from a new thread that confines itself with `plan` first, so that the
+/// command inherits the restrictions and no other thread of this process gets them. The
+/// thread ends once the command is started; when the call went away meanwhile, it ends the
+/// command's group itself.
+async fn spawn_confined(mut command: Command, plan: Arc<sandbox::Plan>) -> io::Result<Child> {
+    let runtime = tokio::runtime::Handle::current();
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("bash-sandbox".to_owned())
+        .spawn(move || {
+            // The runtime registers the child's pipes and exit with its reactor.
+            let _runtime = runtime.enter();
+            let started = sandbox::confine_thread(&plan)
+                .map_err(|why| io::Error::other(NotConfined(why)))
+                .and_then(|()| command.spawn());
+            if let Err(Ok(mut child)) = started_tx.send(started) {
+                if let Some(group) = child
+                    .id()
+                    .and_then(|id| i32::try_from(id).ok())
+                    .and_then(Group::new)
+                {
+                    group.signal(Signal::KILL);
+                }
+                let _ = child.start_kill();
+            }
+        })?;
+    started_rx
+        .await
+        .map_err(|_| io::Error::other("the sandbox's thread ended without starting the command"))?
 }
 
 /// How the command ended.
@@ -104,7 +154,10 @@ pub(crate) async fn run(
         // The group guard ends the whole group; a drop of the child alone leaves tokio to
         // reap the shell.
         .kill_on_drop(false);
-    let mut child = command.spawn()?;
+    let mut child = match &spec.confine {
+        None => command.spawn()?,
+        Some(plan) => spawn_confined(command, plan.clone()).await?,
+    };
     let group = child
         .id()
         .and_then(|id| i32::try_from(id).ok())

@@ -27,7 +27,10 @@ pub(crate) struct Escape {
     pub(crate) outside: PathBuf,
     /// What no command may read or print.
     pub(crate) secret: String,
+    /// Confines commands from a thread of this process where it can (the default).
     pub(crate) session: Session,
+    /// Confines every command through the helper program.
+    pub(crate) helper_session: Session,
 }
 
 /// Runs `git` in `dir` with a fixed identity; whether it succeeded.
@@ -51,6 +54,14 @@ pub(crate) fn have(program: &str) -> bool {
         eprintln!("skipped: `{program}` is not installed (.ci/run installs it)");
     }
     found
+}
+
+/// The two sessions of [`session`]: `config` as given, and with every command confined by
+/// the helper.
+fn sessions(ws: &Path, docs: &Path, config: ShellConfig) -> (Session, Session) {
+    let mut through_helper = config.clone();
+    through_helper.sandbox.confine_in_process = false;
+    (session(ws, docs, config), session(ws, docs, through_helper))
 }
 
 /// A session over the roots `main` (`ws`, read-write) and `docs` (read-only) running `bash`
@@ -95,7 +106,7 @@ impl Escape {
         fs::create_dir_all(ws.join(".git/hooks")).unwrap();
         write(&ws.join(".gitignore"), ".env\nsub/.env\n");
         assert!(git(&ws, &["add", "-A"]) && git(&ws, &["commit", "-qm", "first"]));
-        let session = session(&ws, &docs, config);
+        let (session, helper_session) = sessions(&ws, &docs, config);
         Escape {
             _tmp: tmp,
             ws,
@@ -103,12 +114,13 @@ impl Escape {
             outside,
             secret,
             session,
+            helper_session,
         }
     }
 
     /// Runs the next calls with `config`.
     pub(crate) fn configure(&mut self, config: ShellConfig) {
-        self.session = session(&self.ws, &self.docs, config);
+        (self.session, self.helper_session) = sessions(&self.ws, &self.docs, config);
     }
 
     /// Runs `command` in the root and returns the answer.
@@ -117,11 +129,20 @@ impl Escape {
     }
 
     pub(crate) async fn run_in(&self, command: &str, dir: &str) -> Value {
+        self.run_with(&self.session, command, dir).await
+    }
+
+    /// Runs `command` in the root with every command confined by the helper.
+    pub(crate) async fn run_through_helper(&self, command: &str) -> Value {
+        self.run_with(&self.helper_session, command, "").await
+    }
+
+    async fn run_with(&self, session: &Session, command: &str, dir: &str) -> Value {
         let mut args = json!({"command": command, "timeout": 20});
         if !dir.is_empty() {
             args["working_dir"] = json!(dir);
         }
-        super::call(&self.session, "bash", args).await
+        super::call(session, "bash", args).await
     }
 
     /// Everything outside the read-write root that a command could touch: `outside/` and the
@@ -130,12 +151,21 @@ impl Escape {
         (snapshot(&self.outside), snapshot(&self.docs))
     }
 
-    /// Runs one escape attempt: it must run (the sandbox is not an error), must leave
-    /// `outside/` and the read-only root exactly as they were, and must not print the
-    /// secret. Returns the answer for further checks.
+    /// Runs one escape attempt, twice: confined from a thread of this process, then by the
+    /// helper. Each must run (the sandbox is not an error), must leave `outside/` and the
+    /// read-only root exactly as they were, and must not print the secret. Returns the
+    /// first answer for further checks.
     pub(crate) async fn attempt(&self, name: &str, command: &str) -> Value {
+        let out = self.attempt_with(&self.session, name, command).await;
+        let helper_name = format!("{name} (through the helper)");
+        self.attempt_with(&self.helper_session, &helper_name, command)
+            .await;
+        out
+    }
+
+    async fn attempt_with(&self, session: &Session, name: &str, command: &str) -> Value {
         let before = self.outside_state();
-        let out = self.run(command).await;
+        let out = self.run_with(session, command, "").await;
         assert_eq!(out["type"], "command_result", "{name}: {out}");
         assert_eq!(
             self.outside_state(),

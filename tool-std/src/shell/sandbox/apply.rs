@@ -1,4 +1,5 @@
-//! The helper: restricts its own process as the plan says, then `exec`s the shell.
+//! Applying a plan: the helper restricts its own process as the plan says, then `exec`s the
+//! shell; [`confine_thread`] restricts one thread of the server, which then starts the shell.
 //!
 //! The order matters. Mounts come first (Landlock and the seccomp filter both forbid them),
 //! then the working directory is entered again (so that paths resolve through the new mounts),
@@ -76,19 +77,93 @@ fn run(args: &[OsString]) -> Result<i32, String> {
 fn apply(plan: &Plan) -> Result<(), String> {
     if !plan.binds.is_empty() {
         enter_mount_namespace()?;
-        for bind in &plan.binds {
-            mount(&bind.path, &bind.kind).map_err(|e| {
-                format!(
-                    "cannot mount over {} to protect it: {e}",
-                    bind.path.display()
-                )
-            })?;
-        }
+        mount_all(plan)?;
     }
     std::env::set_current_dir(&plan.cwd)
         .map_err(|e| format!("cannot enter {}: {e}", plan.cwd.display()))?;
+    drop_capabilities()?;
     landlock(plan)?;
     seccomp::apply(plan.network)
+}
+
+/// Applies every restriction of the plan to the calling thread, which must be a thread made
+/// for this alone: a command it then starts inherits the restrictions (Landlock domains,
+/// seccomp filters, `no_new_privs`, the bounding set and the mount namespace are all kept per
+/// thread), while the other threads of the process keep their rights. The thread must end
+/// once the command is started.
+///
+/// A plan with mounts needs a mount namespace of the thread's own, which only a process with
+/// `CAP_SYS_ADMIN` can make from a thread (an unprivileged process needs a user namespace,
+/// which the kernel makes only for a single-threaded process): see [`fits_a_thread`]. The
+/// working directory is not entered (it is shared by the process's threads); the command is
+/// started in it instead, which resolves it through the mounts.
+pub(crate) fn confine_thread(plan: &Plan) -> Result<(), String> {
+    if !plan.binds.is_empty() {
+        if !fits_a_thread(plan) {
+            return Err(
+                "this plan mounts over protected paths, which an unprivileged process can only \
+                 do in the helper"
+                    .to_owned(),
+            );
+        }
+        // `unshare` is deprecated in rustix only because `CLONE_FILES` can break the
+        // descriptors of other threads; it is not asked for here (`CLONE_NEWNS` unshares the
+        // thread's file-system information, its root and working directory, only).
+        #[expect(deprecated, reason = "never with CLONE_FILES")]
+        rustix::thread::unshare(rustix::thread::UnshareFlags::NEWNS)
+            .map_err(|e| format!("cannot make a mount namespace: {e}"))?;
+        make_mounts_private()?;
+        mount_all(plan)?;
+    }
+    drop_capabilities()?;
+    landlock(plan)?;
+    seccomp::apply(plan.network)
+}
+
+/// Whether [`confine_thread`] can apply the plan: always when it mounts nothing; with
+/// mounts, only in a process running as root.
+pub(crate) fn fits_a_thread(plan: &Plan) -> bool {
+    plan.binds.is_empty() || rustix::process::geteuid().is_root()
+}
+
+fn mount_all(plan: &Plan) -> Result<(), String> {
+    for bind in &plan.binds {
+        mount(&bind.path, &bind.kind).map_err(|e| {
+            format!(
+                "cannot mount over {} to protect it: {e}",
+                bind.path.display()
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// The capabilities a command started by root loses: with them it could read other
+/// processes' memory maps and environments (`/proc/<pid>/environ`, the server's included,
+/// even though the server is not dumpable), load programs into the kernel, or reach devices.
+/// Each is taken out of the bounding set, so the shell `exec`'d next does not get it. A
+/// process not running as root has none of them after `exec` anyway.
+fn drop_capabilities() -> Result<(), String> {
+    use rustix::thread::CapabilitySet as C;
+    if !rustix::process::geteuid().is_root() {
+        return Ok(());
+    }
+    for capability in [
+        C::SYS_PTRACE,
+        C::SYS_ADMIN,
+        C::PERFMON,
+        C::BPF,
+        C::SYS_MODULE,
+        C::SYS_RAWIO,
+        C::CHECKPOINT_RESTORE,
+    ] {
+        match rustix::thread::remove_capability_from_bounding_set(capability) {
+            // A capability this kernel does not know cannot be held either.
+            Ok(()) | Err(rustix::io::Errno::INVAL) => {}
+            Err(e) => return Err(format!("cannot drop the capability {capability:?}: {e}")),
+        }
+    }
+    Ok(())
 }
 
 /// Checks what the kernel offers by applying a small plan to this process, and prints the
@@ -141,6 +216,12 @@ fn enter_mount_namespace() -> Result<(), String> {
         write("/proc/self/uid_map", format!("{0} {0} 1", uid.as_raw()))?;
         write("/proc/self/gid_map", format!("{0} {0} 1", gid.as_raw()))?;
     }
+    make_mounts_private()
+}
+
+/// Makes every mount of this (new) namespace private, so nothing mounted here is seen
+/// outside.
+fn make_mounts_private() -> Result<(), String> {
     rustix::mount::mount_change(
         "/",
         MountPropagationFlags::PRIVATE | MountPropagationFlags::REC,

@@ -106,7 +106,8 @@ mod seccomp;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) use plan::{CallDir, PlanOptions, build as build_plan, created_protected};
+pub(crate) use apply::{confine_thread, fits_a_thread};
+pub(crate) use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
 pub use probe::SandboxStatus;
 
 /// The `argv[0]` the helper is started with; [`dispatch`] recognises it.
@@ -219,6 +220,11 @@ pub struct SandboxConfig {
     /// The helper program; `None`: this process's own executable, which must call
     /// [`dispatch`] at the top of `main`.
     pub helper: Option<PathBuf>,
+    /// Whether a command is confined from a thread of this process made for it, when the
+    /// kernel allows that (default `true`): always when the call mounts nothing, and in a
+    /// process running as root. Otherwise, and with `false`, the helper program confines
+    /// itself and `exec`s the shell, which costs a program start per call.
+    pub confine_in_process: bool,
 }
 
 impl Default for SandboxConfig {
@@ -230,6 +236,7 @@ impl Default for SandboxConfig {
             deny_read: Vec::new(),
             protected: DEFAULT_PROTECTED.iter().map(|s| (*s).to_owned()).collect(),
             helper: None,
+            confine_in_process: true,
         }
     }
 }
@@ -306,6 +313,20 @@ impl SandboxConfig {
 }
 
 static DISPATCHED: AtomicBool = AtomicBool::new(false);
+
+/// Makes this process not dumpable (`PR_SET_DUMPABLE` 0), once: its `/proc/<pid>` entries
+/// (`environ`, `maps`, `fd`, `cwd`...) then belong to root, and a process of the same user
+/// without `CAP_SYS_PTRACE` cannot read them, a sandboxed command included. Done before the
+/// first sandboxed command runs; it also means no core dumps and no debugger attaching
+/// without root.
+pub(crate) fn hide_this_process() -> Result<(), String> {
+    static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    DONE.get_or_init(|| {
+        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+            .map_err(|e| format!("cannot make this process undumpable: {e}"))
+    })
+    .clone()
+}
 
 /// The sandbox helper's entry point: call it first thing in `main`, before any thread or async
 /// runtime starts.

@@ -11,6 +11,7 @@
 //! first filter checks.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
@@ -83,10 +84,16 @@ const SET_ID: &[u64] = &[libc::S_ISUID as u64, libc::S_ISGID as u64];
 
 /// Installs both filters on this thread (and so on everything it `exec`s and starts);
 /// `no_new_privs` is set first by `seccompiler`.
+/// Both filters are compiled once per process (each way of the network).
 pub(super) fn apply(network: bool) -> Result<(), String> {
-    let main = compile(network)?;
-    seccompiler::apply_filter(&main).map_err(|e| format!("seccomp: {e}"))?;
-    seccompiler::apply_filter(&fallbacks()).map_err(|e| format!("seccomp: {e}"))
+    static COMPILED: [OnceLock<Result<BpfProgram, String>>; 2] = [OnceLock::new(), OnceLock::new()];
+    static FALLBACKS: OnceLock<BpfProgram> = OnceLock::new();
+    let main = COMPILED[usize::from(network)]
+        .get_or_init(|| compile(network))
+        .as_ref()
+        .map_err(Clone::clone)?;
+    seccompiler::apply_filter(main).map_err(|e| format!("seccomp: {e}"))?;
+    seccompiler::apply_filter(FALLBACKS.get_or_init(fallbacks)).map_err(|e| format!("seccomp: {e}"))
 }
 
 fn target() -> Result<TargetArch, String> {
