@@ -3,9 +3,11 @@
 //! directory check, a process group, two pipes read to their end, the group check after
 //! exit) against spawning the same thing with `std::process::Command` in the same run; and
 //! the sandbox's own cost: the same call sandboxed (the call's plan and temporary
-//! directory, the helper's exec, Landlock, the seccomp filters, the shell's exec) against
-//! the tool with the sandbox off, in a plain root and in a git repository (whose
-//! `.git/config` and `.git/hooks` are mounted read-only in a namespace of the call's own).
+//! directory, a thread confining itself with Landlock under the shared seccomp filter, the
+//! shell's exec) against the tool with the sandbox off, in a plain root, in a git repository
+//! (whose `.git/config` and `.git/hooks` are mounted read-only in a namespace of the call's
+//! own, from the thread when running as root), and through the helper program (the way an
+//! unprivileged server confines a call that mounts: an extra program start per call).
 //!
 //! ```text
 //! cargo bench -p tool-std --bench shell
@@ -29,6 +31,10 @@ use tool_std::shell::{SandboxMode, ShellConfig};
 use tool_std::workspace::Workspace;
 
 fn session(dir: &std::path::Path, sandboxed: bool) -> Session {
+    session_with(dir, sandboxed, true)
+}
+
+fn session_with(dir: &std::path::Path, sandboxed: bool, in_process: bool) -> Session {
     let ws = Workspace::builder()
         .root("bench", dir)
         .build()
@@ -40,6 +46,7 @@ fn session(dir: &std::path::Path, sandboxed: bool) -> Session {
     let mut config = ShellConfig::default();
     if sandboxed {
         config.sandbox.helper = Some(env!("CARGO_BIN_EXE_toolsmith-sandbox-helper").into());
+        config.sandbox.confine_in_process = in_process;
     } else {
         config.sandbox.mode = SandboxMode::Off;
     }
@@ -157,6 +164,7 @@ fn main() {
         .status()
         .is_ok_and(|s| s.success());
     let session_git = git_ok.then(|| session(repo.path(), true));
+    let session_helper = session_with(dir.path(), true, false);
     let bash_bin = bash_path();
     // `cargo test --benches` runs this without `--bench`: keep that quick.
     let full = std::env::args().any(|a| a == "--bench");
@@ -208,6 +216,12 @@ fn main() {
             || via_tool(&rt, &session_off),
         )
     });
+    let helper = paired(
+        rounds,
+        n,
+        || via_tool(&rt, &session_helper),
+        || via_tool(&rt, &session_off),
+    );
     let plain = median((0..rounds).map(|_| per_call(n, via_true)).collect());
     let tokio = median(
         (0..rounds)
@@ -222,6 +236,11 @@ fn main() {
     println!(
         "bash tool `true`, sandboxed: {on:?} per call against {off2:?} with the sandbox off \
          (ratio {sandbox:.2}x, the median of {rounds} paired rounds; aim: at most 1.30x)"
+    );
+    let (h, o, ratio) = helper;
+    println!(
+        "bash tool `true`, sandboxed through the helper program: {h:?} per call against {o:?} \
+         with the sandbox off (ratio {ratio:.2}x)"
     );
     if let Some((g, o, ratio)) = git {
         println!(

@@ -46,7 +46,7 @@ pub(crate) struct RunSpec {
     /// Characters each stream's capture keeps.
     pub(crate) capture_budget: usize,
     /// The sandbox plan to confine the command with from a thread of this process (see
-    /// [`sandbox::confine_thread`]); `None` when the program starts unconfined (the sandbox
+    /// `sandbox::start_confined`); `None` when the program starts unconfined (the sandbox
     /// is off, or the program is the helper, which confines itself).
     pub(crate) confine: Option<Arc<sandbox::Plan>>,
 }
@@ -71,25 +71,25 @@ impl std::error::Error for NotConfined {}
 async fn spawn_confined(mut command: Command, plan: Arc<sandbox::Plan>) -> io::Result<Child> {
     let runtime = tokio::runtime::Handle::current();
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("bash-sandbox".to_owned())
-        .spawn(move || {
-            // The runtime registers the child's pipes and exit with its reactor.
-            let _runtime = runtime.enter();
-            let started = sandbox::confine_thread(&plan)
-                .map_err(|why| io::Error::other(NotConfined(why)))
-                .and_then(|()| command.spawn());
-            if let Err(Ok(mut child)) = started_tx.send(started) {
-                if let Some(group) = child
-                    .id()
-                    .and_then(|id| i32::try_from(id).ok())
-                    .and_then(Group::new)
-                {
-                    group.signal(Signal::KILL);
-                }
-                let _ = child.start_kill();
+    sandbox::start_confined(plan, move |confined| {
+        // The runtime registers the child's pipes and exit with its reactor.
+        let _runtime = runtime.enter();
+        let started = confined
+            .map_err(|why| io::Error::other(NotConfined(why)))
+            .and_then(|()| command.spawn());
+        if let Err(Ok(mut child)) = started_tx.send(started) {
+            // The call went away meanwhile: end what was started.
+            if let Some(group) = child
+                .id()
+                .and_then(|id| i32::try_from(id).ok())
+                .and_then(Group::new)
+            {
+                group.signal(Signal::KILL);
             }
-        })?;
+            let _ = child.start_kill();
+        }
+    })
+    .map_err(|why| io::Error::other(NotConfined(why)))?;
     started_rx
         .await
         .map_err(|_| io::Error::other("the sandbox's thread ended without starting the command"))?

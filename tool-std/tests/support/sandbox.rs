@@ -132,11 +132,6 @@ impl Escape {
         self.run_with(&self.session, command, dir).await
     }
 
-    /// Runs `command` in the root with every command confined by the helper.
-    pub(crate) async fn run_through_helper(&self, command: &str) -> Value {
-        self.run_with(&self.helper_session, command, "").await
-    }
-
     async fn run_with(&self, session: &Session, command: &str, dir: &str) -> Value {
         let mut args = json!({"command": command, "timeout": 20});
         if !dir.is_empty() {

@@ -1,5 +1,6 @@
 //! Applying a plan: the helper restricts its own process as the plan says, then `exec`s the
-//! shell; [`confine_thread`] restricts one thread of the server, which then starts the shell.
+//! shell; [`confine_call_thread`] restricts one thread of the server, which then starts the
+//! shell.
 //!
 //! The order matters. Mounts come first (Landlock and the seccomp filter both forbid them),
 //! then the working directory is entered again (so that paths resolve through the new mounts),
@@ -21,7 +22,7 @@ use rustix::fs::{FileType, Mode, OFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags};
 
 use super::plan::{BindKind, Plan};
-use super::seccomp;
+use super::seccomp::{self, Part};
 use super::{HELPER_FAILED, HELPER_FAILED_PREFIX};
 
 /// The Landlock ABI whose rights are asked for (the newest this code was tested with); an
@@ -86,19 +87,21 @@ fn apply(plan: &Plan) -> Result<(), String> {
     seccomp::apply(plan.network)
 }
 
-/// Applies every restriction of the plan to the calling thread, which must be a thread made
-/// for this alone: a command it then starts inherits the restrictions (Landlock domains,
-/// seccomp filters, `no_new_privs`, the bounding set and the mount namespace are all kept per
-/// thread), while the other threads of the process keep their rights. The thread must end
-/// once the command is started.
+/// Applies the call's own restrictions to the calling thread, a thread made for this alone
+/// by the spawner, which holds the seccomp filter already (see `spawner`): a command it then
+/// starts inherits them all (Landlock domains, seccomp filters, `no_new_privs`, the bounding
+/// set and the mount namespace are kept per thread), while the other threads of the process
+/// keep their rights.
 ///
 /// A plan with mounts needs a mount namespace of the thread's own, which only a process with
 /// `CAP_SYS_ADMIN` can make from a thread (an unprivileged process needs a user namespace,
-/// which the kernel makes only for a single-threaded process): see [`fits_a_thread`]. The
-/// working directory is not entered (it is shared by the process's threads); the command is
-/// started in it instead, which resolves it through the mounts.
-pub(crate) fn confine_thread(plan: &Plan) -> Result<(), String> {
-    if !plan.binds.is_empty() {
+/// which the kernel makes only for a single-threaded process): see [`fits_a_thread`]. Its
+/// spawner left the filter's rules on mounts and namespaces out; they are added here, after
+/// the mounts. The working directory is not entered (it is shared by the process's threads);
+/// the command is started in it instead, which resolves it through the mounts.
+pub(super) fn confine_call_thread(plan: &Plan) -> Result<(), String> {
+    let mounts = !plan.binds.is_empty();
+    if mounts {
         if !fits_a_thread(plan) {
             return Err(
                 "this plan mounts over protected paths, which an unprivileged process can only \
@@ -117,10 +120,13 @@ pub(crate) fn confine_thread(plan: &Plan) -> Result<(), String> {
     }
     drop_capabilities()?;
     landlock(plan)?;
-    seccomp::apply(plan.network)
+    if mounts {
+        seccomp::install(plan.network, Part::Namespaces)?;
+    }
+    Ok(())
 }
 
-/// Whether [`confine_thread`] can apply the plan: always when it mounts nothing; with
+/// Whether [`confine_call_thread`] can apply the plan: always when it mounts nothing; with
 /// mounts, only in a process running as root.
 pub(crate) fn fits_a_thread(plan: &Plan) -> bool {
     plan.binds.is_empty() || rustix::process::geteuid().is_root()

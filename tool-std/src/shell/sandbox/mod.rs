@@ -30,13 +30,33 @@
 //! # How it is applied without unsafe code
 //!
 //! The workspace forbids `unsafe`, so nothing runs between `fork` and `exec` in the server.
-//! Instead `bash` starts a *helper*: a program (by default the server's own executable) started
-//! with `argv[0]` = [`HELPER_ARG0`], which [`dispatch`] recognises at the top of `main`. The
-//! helper reads the call's plan from its arguments, restricts itself with safe APIs (a mount
-//! namespace with `rustix`, Landlock with the `landlock` crate, a seccomp filter with
-//! `seccompiler`, `no_new_privs` through both) and then `exec`s the shell, which inherits every
-//! restriction, as do all its children. If any step fails the helper prints why and exits with
-//! a code of its own; `bash` answers with an error and the command never runs (fail closed).
+//! The restrictions are applied with safe APIs (`rustix`, the `landlock` crate, `seccompiler`)
+//! to a thread or a process that then starts the shell, which inherits every restriction, as
+//! do all its children. There are two ways:
+//!
+//! - **A thread of the server** (the default, [`SandboxConfig::confine_in_process`]): Landlock
+//!   domains, seccomp filters, `no_new_privs`, the capability bounding set and the mount
+//!   namespace are all kept per thread, so a thread made for the call confines itself and
+//!   starts the shell, and the server's other threads keep their rights. The seccomp filter,
+//!   the same for every call, is installed once on a long-lived thread that starts the calls'
+//!   threads, which inherit it. This costs no program start. It is taken whenever the call
+//!   mounts nothing, and always in a server running as root, which can make a mount
+//!   namespace from a thread.
+//! - **The helper**: a call that must mount over protected paths in a server *not* running as
+//!   root needs a user namespace, which the kernel makes only for a single-threaded process.
+//!   `bash` then starts a *helper*: a program (by default the server's own executable)
+//!   started with `argv[0]` = [`HELPER_ARG0`], which [`dispatch`] recognises at the top of
+//!   `main`. The helper reads the call's plan from its arguments, restricts itself (a user
+//!   and mount namespace, Landlock, the seccomp filter) and then `exec`s the shell. If any
+//!   step fails it prints why and exits with a code of its own.
+//!
+//! Either way, when a step fails `bash` answers with an error and the command never runs (fail
+//! closed). The server makes itself not dumpable before its first sandboxed command, and a
+//! command started by root loses the capabilities that read other processes
+//! (`CAP_SYS_PTRACE`, `CAP_SYS_ADMIN`, `CAP_PERFMON`, with `CAP_BPF`, `CAP_SYS_MODULE`,
+//! `CAP_SYS_RAWIO`, `CAP_CHECKPOINT_RESTORE`): the server's `/proc/<pid>/environ`, `maps`,
+//! `mem` and links are unreadable to its commands (Landlock alone does not stop them reading
+//! `environ` and `maps` of a process of the same user on this kernel).
 //!
 //! A host binary makes itself the helper by calling [`dispatch`] first thing in `main`, before
 //! any thread or async runtime starts; a host that cannot (a test harness, a doctest) points
@@ -90,11 +110,12 @@
 //!   command read. The filter refuses set-user-ID and set-group-ID modes and extended
 //!   attributes (file capabilities); other mode and time changes outside the roots are not
 //!   refused.
-//! - **Other processes' `/proc` entries**: Landlock keeps a command from another process's
-//!   memory, descriptors, `cwd` and `root` links and from signalling it, but this kernel
-//!   still lets it read `/proc/<pid>/environ` and `cmdline` of processes of the same user,
-//!   the server's included: keep secrets out of the server's environment, or run it as
-//!   another user. A PID namespace with its own `/proc` would hide them; it is not built.
+//! - **Other processes' `/proc` entries**: the server's are unreadable (see above), but a
+//!   command can still read `/proc/<pid>/cmdline` of any process, and `environ` of other
+//!   dumpable processes of the same user (the MCP host that started the server, for one):
+//!   keep secrets out of command lines and out of the environment of the server's user's
+//!   processes, or run the server as a user of its own. A PID namespace with its own
+//!   `/proc` would hide them; it is not built.
 //! - **Hosts**: the network is all or nothing; an allow-list of hosts needs a proxy that
 //!   resolves names and checks each connection, which this sandbox does not have.
 
@@ -102,13 +123,15 @@ mod apply;
 mod plan;
 mod probe;
 mod seccomp;
+mod spawner;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) use apply::{confine_thread, fits_a_thread};
+pub(crate) use apply::fits_a_thread;
 pub(crate) use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
 pub use probe::SandboxStatus;
+pub(crate) use spawner::start_confined;
 
 /// The `argv[0]` the helper is started with; [`dispatch`] recognises it.
 pub const HELPER_ARG0: &str = "toolsmith-bash-sandbox";

@@ -77,9 +77,11 @@ pub(crate) struct Made {
 pub(crate) fn build(options: &PlanOptions<'_>, dir: &CallDir) -> Result<Made, String> {
     let patterns = protected_set(options.protected)?;
     let mut notes = Vec::new();
+    // Most denied paths do not exist: one `lstat` each says so, before the full resolution.
     let denied: Vec<PathBuf> = options
         .denied
         .iter()
+        .filter(|p| fs::symlink_metadata(p).is_ok())
         .filter_map(|p| p.canonicalize().ok())
         .collect::<BTreeSet<_>>()
         .into_iter()
@@ -142,7 +144,8 @@ pub(crate) fn build(options: &PlanOptions<'_>, dir: &CallDir) -> Result<Made, St
             dir.empty_dir()
         } else {
             dir.empty_file()
-        };
+        }
+        .map_err(|e| format!("cannot make the empty file or directory masks are made of: {e}"))?;
         binds.push(Bind {
             path,
             kind: BindKind::Mask { source },
@@ -322,67 +325,92 @@ pub(crate) fn created_protected(
     out
 }
 
-/// The call's private directory: `tmp/` (the command's `TMPDIR`), an empty file and an empty
-/// directory (the sources of masks). Removed, with what the command left in `tmp/`, on drop.
+/// The call's private directory, the command's `TMPDIR`, removed with what the command left
+/// in it on drop; and, made only for a call that masks a denied path, a directory beside it
+/// holding an empty file and an empty directory (the masks' sources).
 #[derive(Debug)]
 pub(crate) struct CallDir {
     path: PathBuf,
+    masks: Mutex<Option<PathBuf>>,
 }
 
 impl CallDir {
     /// Makes a new directory under the system's temporary directory, readable by this user
     /// only.
     pub(crate) fn new() -> std::io::Result<CallDir> {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        static NEXT: AtomicU64 = AtomicU64::new(0);
-        let base = std::env::temp_dir();
-        let mut tries = 0;
-        let path = loop {
-            let n = NEXT.fetch_add(1, Ordering::Relaxed);
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos());
-            let candidate = base.join(format!(
-                "toolsmith-bash-{}-{n}-{nanos:08x}",
-                std::process::id()
-            ));
-            // `mkdir` fails on anything already there, a planted link included.
-            match fs::DirBuilder::new().mode(0o700).create(&candidate) {
-                Ok(()) => break candidate,
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 16 => {
-                    tries += 1;
-                }
-                Err(e) => return Err(e),
-            }
-        };
-        let dir = CallDir { path };
-        fs::DirBuilder::new().mode(0o700).create(dir.tmp())?;
-        fs::DirBuilder::new().mode(0o500).create(dir.empty_dir())?;
-        fs::write(dir.empty_file(), b"")?;
-        fs::set_permissions(dir.empty_file(), fs::Permissions::from_mode(0o400))?;
-        Ok(dir)
+        let path = unique_dir(&std::env::temp_dir(), "toolsmith-bash")?;
+        Ok(CallDir {
+            path,
+            masks: Mutex::new(None),
+        })
     }
 
     /// The command's `TMPDIR`.
     pub(crate) fn tmp(&self) -> PathBuf {
-        self.path.join("tmp")
+        self.path.clone()
     }
 
-    fn empty_dir(&self) -> PathBuf {
-        self.path.join("empty.d")
+    /// The empty directory masks of directories are made from.
+    fn empty_dir(&self) -> std::io::Result<PathBuf> {
+        Ok(self.masks()?.join("empty.d"))
     }
 
-    fn empty_file(&self) -> PathBuf {
-        self.path.join("empty")
+    /// The empty file masks of files are made from.
+    fn empty_file(&self) -> std::io::Result<PathBuf> {
+        Ok(self.masks()?.join("empty"))
+    }
+
+    fn masks(&self) -> std::io::Result<PathBuf> {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        let mut masks = self.masks.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(dir) = &*masks {
+            return Ok(dir.clone());
+        }
+        let dir = unique_dir(&std::env::temp_dir(), "toolsmith-masks")?;
+        *masks = Some(dir.clone());
+        fs::DirBuilder::new()
+            .mode(0o500)
+            .create(dir.join("empty.d"))?;
+        fs::write(dir.join("empty"), b"")?;
+        fs::set_permissions(dir.join("empty"), fs::Permissions::from_mode(0o400))?;
+        Ok(dir)
+    }
+}
+
+/// Makes a new directory named `{prefix}-{pid}-{n}-{nanos}` in `base`, readable by this user
+/// only.
+fn unique_dir(base: &Path, prefix: &str) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let mut tries = 0;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let candidate = base.join(format!("{prefix}-{}-{n}-{nanos:08x}", std::process::id()));
+        // `mkdir` fails on anything already there, a planted link included.
+        match fs::DirBuilder::new().mode(0o700).create(&candidate) {
+            Ok(()) => return Ok(candidate),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
+            Err(e) => return Err(e),
+        }
     }
 }
 
 impl Drop for CallDir {
     fn drop(&mut self) {
         use std::os::unix::fs::PermissionsExt;
-        // The empty directory is not writable; make it removable first.
-        let _ = fs::set_permissions(self.empty_dir(), fs::Permissions::from_mode(0o700));
-        let _ = fs::remove_dir_all(&self.path);
+        // Mostly the command left nothing: one `rmdir`.
+        if fs::remove_dir(&self.path).is_err() {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+        let masks = self.masks.get_mut().unwrap_or_else(|e| e.into_inner());
+        if let Some(dir) = masks.take() {
+            // The empty directory is not writable; make it removable first.
+            let _ = fs::set_permissions(dir.join("empty.d"), fs::Permissions::from_mode(0o700));
+            let _ = fs::remove_dir_all(&dir);
+        }
     }
 }
 
@@ -522,8 +550,12 @@ mod tests {
         assert!(made.plan.write.contains(&call.tmp()));
         assert_eq!(made.plan.read, vec![PathBuf::from("/")]);
         let path = call.path.clone();
+        let masks = call.masks.lock().unwrap().clone().expect("a mask was made");
+        assert!(masks.join("empty").is_file() && masks.join("empty.d").is_dir());
+        fs::write(path.join("left-behind"), "x").unwrap();
         drop(call);
         assert!(!path.exists(), "the call's directory is removed");
+        assert!(!masks.exists(), "the masks' directory is removed");
         fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -26,17 +26,6 @@ const ALWAYS: &[i64] = &[
     libc::SYS_io_uring_setup,
     libc::SYS_io_uring_enter,
     libc::SYS_io_uring_register,
-    libc::SYS_mount,
-    libc::SYS_umount2,
-    libc::SYS_pivot_root,
-    libc::SYS_move_mount,
-    libc::SYS_open_tree,
-    libc::SYS_fsopen,
-    libc::SYS_fsconfig,
-    libc::SYS_fsmount,
-    libc::SYS_fspick,
-    libc::SYS_mount_setattr,
-    libc::SYS_setns,
     libc::SYS_bpf,
     libc::SYS_kexec_load,
     libc::SYS_kexec_file_load,
@@ -68,6 +57,37 @@ const ALWAYS: &[i64] = &[
     libc::SYS_ioperm,
 ];
 
+/// Mounts and namespaces, refused whatever their arguments: the calls the sandbox itself
+/// makes before the command starts, so their rules are a part of their own
+/// ([`Part::Namespaces`]).
+const MOUNTS: &[i64] = &[
+    libc::SYS_mount,
+    libc::SYS_umount2,
+    libc::SYS_pivot_root,
+    libc::SYS_move_mount,
+    libc::SYS_open_tree,
+    libc::SYS_fsopen,
+    libc::SYS_fsconfig,
+    libc::SYS_fsmount,
+    libc::SYS_fspick,
+    libc::SYS_mount_setattr,
+    libc::SYS_setns,
+];
+
+/// Which rules of the first filter a compiled program holds. The kernel's cost of installing
+/// a filter grows with its length, so the part every call shares is installed once on a
+/// thread that starts the calls' threads, which inherit it (see `spawner`), and a call that
+/// mounts adds the namespace part after its mounts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Part {
+    /// Every rule.
+    All,
+    /// Every rule but those on mounts and namespaces.
+    Shared,
+    /// The rules on mounts and namespaces only.
+    Namespaces,
+}
+
 /// The namespace flags of `unshare` (all of them) and `clone` (all but `CLONE_NEWTIME`,
 /// whose bit is part of `clone`'s exit signal).
 const CLONE_NAMESPACES: &[u64] = &[
@@ -84,15 +104,32 @@ const SET_ID: &[u64] = &[libc::S_ISUID as u64, libc::S_ISGID as u64];
 
 /// Installs both filters on this thread (and so on everything it `exec`s and starts);
 /// `no_new_privs` is set first by `seccompiler`.
-/// Both filters are compiled once per process (each way of the network).
 pub(super) fn apply(network: bool) -> Result<(), String> {
-    static COMPILED: [OnceLock<Result<BpfProgram, String>>; 2] = [OnceLock::new(), OnceLock::new()];
-    static FALLBACKS: OnceLock<BpfProgram> = OnceLock::new();
-    let main = COMPILED[usize::from(network)]
-        .get_or_init(|| compile(network))
+    install(network, Part::All)?;
+    install_fallbacks()
+}
+
+/// Installs `part` of the first filter on this thread. Each program is compiled once per
+/// process.
+pub(super) fn install(network: bool, part: Part) -> Result<(), String> {
+    type Compiled = OnceLock<Result<BpfProgram, String>>;
+    static COMPILED: [Compiled; 6] = [const { OnceLock::new() }; 6];
+    let slot = usize::from(network) * 3
+        + match part {
+            Part::All => 0,
+            Part::Shared => 1,
+            Part::Namespaces => 2,
+        };
+    let program = COMPILED[slot]
+        .get_or_init(|| compile(network, part))
         .as_ref()
         .map_err(Clone::clone)?;
-    seccompiler::apply_filter(main).map_err(|e| format!("seccomp: {e}"))?;
+    seccompiler::apply_filter(program).map_err(|e| format!("seccomp: {e}"))
+}
+
+/// Installs the second filter on this thread.
+pub(super) fn install_fallbacks() -> Result<(), String> {
+    static FALLBACKS: OnceLock<BpfProgram> = OnceLock::new();
     seccompiler::apply_filter(FALLBACKS.get_or_init(fallbacks)).map_err(|e| format!("seccomp: {e}"))
 }
 
@@ -123,9 +160,31 @@ fn any_bit(arg: u8, bits: &[u64]) -> Result<Vec<SeccompRule>, String> {
 
 /// The rules of the first filter: system call number to the rules refusing it (an empty
 /// list refuses it always).
-pub(super) fn rules(network: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+pub(super) fn rules(network: bool, part: Part) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+    let mut rules = BTreeMap::new();
+    if part != Part::Shared {
+        namespace_rules(&mut rules)?;
+    }
+    if part != Part::Namespaces {
+        shared_rules(network, &mut rules)?;
+    }
+    Ok(rules)
+}
+
+fn namespace_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+    for &nr in MOUNTS {
+        rules.insert(nr, Vec::new());
+    }
+    // New namespaces, user namespaces among them.
+    let mut unshare = CLONE_NAMESPACES.to_vec();
+    unshare.push(libc::CLONE_NEWTIME as u64);
+    rules.insert(libc::SYS_unshare, any_bit(0, &unshare)?);
+    rules.insert(libc::SYS_clone, any_bit(0, CLONE_NAMESPACES)?);
+    Ok(())
+}
+
+fn shared_rules(network: bool, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
     use SeccompCmpOp::{Eq, MaskedEq, Ne};
-    let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     for &nr in ALWAYS {
         rules.insert(nr, Vec::new());
     }
@@ -148,12 +207,6 @@ pub(super) fn rules(network: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, St
         rules.insert(libc::SYS_socket, vec![rule(vec![cond(0, Ne, unix)?])?]);
     }
     rules.insert(libc::SYS_socketpair, vec![rule(vec![cond(0, Ne, unix)?])?]);
-
-    // New namespaces, user namespaces among them.
-    let mut unshare = CLONE_NAMESPACES.to_vec();
-    unshare.push(libc::CLONE_NEWTIME as u64);
-    rules.insert(libc::SYS_unshare, any_bit(0, &unshare)?);
-    rules.insert(libc::SYS_clone, any_bit(0, CLONE_NAMESPACES)?);
 
     // Personality: only the query (0xffffffff) and the default (PER_LINUX, 0).
     rules.insert(
@@ -188,13 +241,13 @@ pub(super) fn rules(network: bool) -> Result<BTreeMap<i64, Vec<SeccompRule>>, St
     rules.insert(libc::SYS_openat, creating(2, 3)?);
     #[cfg(target_arch = "x86_64")]
     rules.insert(libc::SYS_open, creating(1, 2)?);
-    Ok(rules)
+    Ok(())
 }
 
-/// The first filter, compiled.
-pub(super) fn compile(network: bool) -> Result<BpfProgram, String> {
+/// The first filter, or a part of it, compiled.
+pub(super) fn compile(network: bool, part: Part) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
-        rules(network)?,
+        rules(network, part)?,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         target()?,
@@ -231,11 +284,24 @@ mod tests {
     #[test]
     fn both_filters_compile_with_and_without_the_network() {
         for network in [false, true] {
-            let program = compile(network).unwrap();
+            let program = compile(network, Part::All).unwrap();
             assert!(program.len() > 50, "{}", program.len());
             assert!(program.len() < 4096, "within the kernel's limit");
         }
-        let rules = rules(false).unwrap();
+        let rules = rules(false, Part::All).unwrap();
+        // The two parts together are the whole.
+        let mut parts = super::rules(false, Part::Shared).unwrap();
+        let namespaces = super::rules(false, Part::Namespaces).unwrap();
+        assert!(namespaces.contains_key(&libc::SYS_mount));
+        assert!(!parts.contains_key(&libc::SYS_mount));
+        assert!(!parts.contains_key(&libc::SYS_unshare));
+        let count = parts.len() + namespaces.len();
+        parts.extend(namespaces);
+        assert_eq!(parts.len(), count, "no call is in both parts");
+        assert_eq!(
+            parts.keys().collect::<Vec<_>>(),
+            rules.keys().collect::<Vec<_>>()
+        );
         for nr in [
             libc::SYS_ptrace,
             libc::SYS_io_uring_setup,
