@@ -9,16 +9,34 @@
 //! inherit its filter and `no_new_privs` as they are. There is one spawner per way of the
 //! network, and per whether the calls mount: a call that mounts cannot have the rules on
 //! mounts and namespaces before its mounts are made, so its spawner leaves them out and the
-//! call's thread adds them after.
+//! call's thread adds them after. Each spawner keeps one thread started ahead, waiting for
+//! the next call.
 
 use std::sync::mpsc::{self, Sender};
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::apply;
 use super::plan::Plan;
 use super::seccomp::{self, Part};
 
 type Job = Box<dyn FnOnce() + Send>;
+
+/// What a spawner thread is asked to do.
+enum Request {
+    /// Start a thread for this job.
+    Run(Job),
+    /// Start the next thread waiting for a job, the one in [`Spawner::ready`] having been
+    /// taken.
+    Refill,
+}
+
+/// A spawner thread, and the thread it started last, waiting for a job: a call hands its job
+/// straight to that thread, so neither the spawner's wake-up nor a thread's start is on the
+/// call's path.
+struct Spawner {
+    requests: Sender<Request>,
+    ready: Arc<Mutex<Option<Sender<Job>>>>,
+}
 
 /// Runs `start` on a new thread confined by `plan`, giving it whether the confinement
 /// succeeded; `start` starts the command (or, on an error, reports that it did not). An
@@ -30,46 +48,88 @@ pub(crate) fn start_confined(
 ) -> Result<(), String> {
     let mounts = !plan.binds.is_empty();
     let spawner = spawner(plan.network, mounts)?;
-    let job: Job = Box::new(move || start(apply::confine_call_thread(&plan)));
+    let mut job: Job = Box::new(move || start(apply::confine_call_thread(&plan)));
+    let waiting = spawner
+        .ready
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    if let Some(thread) = waiting {
+        match thread.send(job) {
+            Ok(()) => {
+                // Best effort: without a waiting thread, the next call asks for one.
+                let _ = spawner.requests.send(Request::Refill);
+                return Ok(());
+            }
+            Err(mpsc::SendError(back)) => job = back,
+        }
+    }
     spawner
-        .send(job)
+        .requests
+        .send(Request::Run(job))
         .map_err(|_| "the sandbox's spawner thread has stopped".to_owned())
 }
 
 /// The spawner for calls with or without the network and mounts, started on first use.
-fn spawner(network: bool, mounts: bool) -> Result<&'static Sender<Job>, String> {
-    static SPAWNERS: [OnceLock<Result<Sender<Job>, String>>; 4] = [const { OnceLock::new() }; 4];
+fn spawner(network: bool, mounts: bool) -> Result<&'static Spawner, String> {
+    static SPAWNERS: [OnceLock<Result<Spawner, String>>; 4] = [const { OnceLock::new() }; 4];
     SPAWNERS[usize::from(network) * 2 + usize::from(mounts)]
         .get_or_init(|| start_spawner(network, mounts))
         .as_ref()
         .map_err(Clone::clone)
 }
 
-fn start_spawner(network: bool, mounts: bool) -> Result<Sender<Job>, String> {
-    let (jobs, queue) = mpsc::channel::<Job>();
-    let (ready_tx, ready) = mpsc::channel();
+fn start_spawner(network: bool, mounts: bool) -> Result<Spawner, String> {
+    let (requests, queue) = mpsc::channel::<Request>();
+    let ready: Arc<Mutex<Option<Sender<Job>>>> = Arc::default();
+    let slot = ready.clone();
+    let (ready_tx, set_up) = mpsc::channel();
     std::thread::Builder::new()
         .name("bash-sandbox-spawner".to_owned())
         .spawn(move || {
             let part = if mounts { Part::Shared } else { Part::All };
-            let set_up =
+            let installed =
                 seccomp::install(network, part).and_then(|()| seccomp::install_fallbacks());
-            let failed = set_up.is_err();
-            let _ = ready_tx.send(set_up);
+            let failed = installed.is_err();
+            let _ = ready_tx.send(installed);
             if failed {
                 return;
             }
-            for job in queue {
-                // A thread that cannot be made drops its job, whose caller then hears that
-                // the command was not started.
-                let _ = std::thread::Builder::new()
-                    .name("bash-sandbox".to_owned())
-                    .spawn(job);
+            let refill = || {
+                if let Some(thread) = waiting_thread() {
+                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread);
+                }
+            };
+            refill();
+            for request in queue {
+                match request {
+                    // A thread that cannot be made drops its job, whose caller then hears
+                    // that the command was not started.
+                    Request::Run(job) => drop(call_thread().spawn(job)),
+                    Request::Refill => refill(),
+                }
             }
         })
         .map_err(|e| format!("cannot start the sandbox's spawner thread: {e}"))?;
-    ready
+    set_up
         .recv()
         .map_err(|_| "the sandbox's spawner thread ended while starting".to_owned())??;
-    Ok(jobs)
+    Ok(Spawner { requests, ready })
+}
+
+fn call_thread() -> std::thread::Builder {
+    std::thread::Builder::new().name("bash-sandbox".to_owned())
+}
+
+/// A thread waiting for one job; it ends without one when its sender goes.
+fn waiting_thread() -> Option<Sender<Job>> {
+    let (tx, rx) = mpsc::channel::<Job>();
+    call_thread()
+        .spawn(move || {
+            if let Ok(job) = rx.recv() {
+                job();
+            }
+        })
+        .ok()?;
+    Some(tx)
 }
