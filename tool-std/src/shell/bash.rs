@@ -442,7 +442,6 @@ impl Sandboxed {
                 ToolError::system(format!("the bash sandbox could not be prepared: {e}"))
                     .with_suggestion(UNSANDBOXED_HINT)
             };
-            sandbox::hide_this_process().map_err(fail)?;
             let dir = sandbox::CallDir::new()
                 .map_err(|e| fail(format!("cannot make the call's temporary directory: {e}")))?;
             let denied = sandbox_config.denied_paths();

@@ -51,12 +51,11 @@
 //!   step fails it prints why and exits with a code of its own.
 //!
 //! Either way, when a step fails `bash` answers with an error and the command never runs (fail
-//! closed). The server makes itself not dumpable before its first sandboxed command, and a
-//! command started by root loses the capabilities that read other processes
-//! (`CAP_SYS_PTRACE`, `CAP_SYS_ADMIN`, `CAP_PERFMON`, with `CAP_BPF`, `CAP_SYS_MODULE`,
-//! `CAP_SYS_RAWIO`, `CAP_CHECKPOINT_RESTORE`): the server's `/proc/<pid>/environ`, `maps`,
-//! `mem` and links are unreadable to its commands (Landlock alone does not stop them reading
-//! `environ` and `maps` of a process of the same user on this kernel).
+//! closed). Landlock keeps a command out of the `/proc/<pid>` entries of processes outside its
+//! sandbox (`environ`, `maps`, `mem`, the `fd`, `cwd` and `root` links), the server's
+//! included; a command started by root would still read `environ` and `maps` with
+//! `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN` or `CAP_PERFMON`, so it loses those (with `CAP_BPF`,
+//! `CAP_SYS_MODULE`, `CAP_SYS_RAWIO` and `CAP_CHECKPOINT_RESTORE`) from its bounding set.
 //!
 //! A host binary makes itself the helper by calling [`dispatch`] first thing in `main`, before
 //! any thread or async runtime starts; a host that cannot (a test harness, a doctest) points
@@ -110,12 +109,10 @@
 //!   command read. The filter refuses set-user-ID and set-group-ID modes and extended
 //!   attributes (file capabilities); other mode and time changes outside the roots are not
 //!   refused.
-//! - **Other processes' `/proc` entries**: the server's are unreadable (see above), but a
-//!   command can still read `/proc/<pid>/cmdline` of any process, and `environ` of other
-//!   dumpable processes of the same user (the MCP host that started the server, for one):
-//!   keep secrets out of command lines and out of the environment of the server's user's
-//!   processes, or run the server as a user of its own. A PID namespace with its own
-//!   `/proc` would hide them; it is not built.
+//! - **Other processes' `/proc` entries**: their `environ`, memory and links are unreadable
+//!   (see above), but their `cmdline`, `status` and the like are world-readable by design:
+//!   keep secrets out of command lines. A PID namespace with its own `/proc` would hide the
+//!   other processes altogether; it is not built.
 //! - **Hosts**: the network is all or nothing; an allow-list of hosts needs a proxy that
 //!   resolves names and checks each connection, which this sandbox does not have.
 
@@ -336,20 +333,6 @@ impl SandboxConfig {
 }
 
 static DISPATCHED: AtomicBool = AtomicBool::new(false);
-
-/// Makes this process not dumpable (`PR_SET_DUMPABLE` 0), once: its `/proc/<pid>` entries
-/// (`environ`, `maps`, `fd`, `cwd`...) then belong to root, and a process of the same user
-/// without `CAP_SYS_PTRACE` cannot read them, a sandboxed command included. Done before the
-/// first sandboxed command runs; it also means no core dumps and no debugger attaching
-/// without root.
-pub(crate) fn hide_this_process() -> Result<(), String> {
-    static DONE: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
-    DONE.get_or_init(|| {
-        rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
-            .map_err(|e| format!("cannot make this process undumpable: {e}"))
-    })
-    .clone()
-}
 
 /// The sandbox helper's entry point: call it first thing in `main`, before any thread or async
 /// runtime starts.
