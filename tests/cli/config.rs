@@ -34,6 +34,12 @@ const MALFORMED: &[(&str, &str, usize, &str)] = &[
     ),
     ("zero timeout", "[bash]\nmax_timeout = 0\n", 2, "at least 1"),
     (
+        "bad network host",
+        "[bash]\nnetwork_hosts = [\n  \"crates.io\",\n  \"::1\",\n]\n",
+        4,
+        "an IPv6 address goes in brackets",
+    ),
+    (
         "negative window",
         "[web]\nsearch_window = -1.0\n",
         2,

@@ -85,6 +85,11 @@ pub(crate) struct GlobalOptions {
     /// network (`cargo fetch*`; repeatable).
     #[arg(long = "bash-network-for", value_name = "PATTERN", global = true)]
     pub(crate) bash_network_for: Vec<String>,
+    /// Lets sandboxed bash commands reach this host (`crates.io`, `*.github.com`,
+    /// `host:port`) through the sandbox's HTTP proxy while the network is otherwise off
+    /// (repeatable).
+    #[arg(long = "bash-network-host", value_name = "HOST", global = true)]
+    pub(crate) bash_network_hosts: Vec<String>,
     /// Allows every call a rule or a tool's declaration would ask about (without it, `call`
     /// asks on the terminal, and where no one can be asked the call is denied).
     #[arg(long, global = true)]

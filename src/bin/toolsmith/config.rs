@@ -77,6 +77,8 @@ pub(crate) struct BashSection {
     pub(crate) network: Option<bool>,
     /// Command patterns that get the network (`--bash-network-for`).
     pub(crate) network_for: Option<Vec<String>>,
+    /// Hosts commands reach through the proxy (`--bash-network-host`).
+    pub(crate) network_hosts: Option<Vec<Spanned<String>>>,
 }
 
 /// `on` or `off`.
@@ -222,6 +224,13 @@ impl Config {
                     return Err(self.error_at(t.span(), "a timeout is at least 1 (seconds)"));
                 }
             }
+            for host in bash.network_hosts.iter().flatten() {
+                let mut sandbox = tool_std::shell::SandboxConfig::default();
+                sandbox.network_hosts = vec![host.get_ref().clone()];
+                if let Err(why) = sandbox.check_network_hosts() {
+                    return Err(self.error_at(host.span(), &why));
+                }
+            }
         }
         if let Some(w) = f.web.as_ref().and_then(|w| w.search_window.as_ref())
             && !(w.get_ref().is_finite() && *w.get_ref() > 0.0)
@@ -363,6 +372,14 @@ impl Config {
             o.bash_network |= b.network.unwrap_or(false);
             if o.bash_network_for.is_empty() {
                 o.bash_network_for = b.network_for.clone().unwrap_or_default();
+            }
+            if o.bash_network_hosts.is_empty() {
+                o.bash_network_hosts = b
+                    .network_hosts
+                    .iter()
+                    .flatten()
+                    .map(|h| h.get_ref().clone())
+                    .collect();
             }
         }
         if let Some(w) = &f.web {

@@ -113,6 +113,11 @@ pub(crate) fn shell_config(
     config.sandbox.mode = options.bash_sandbox.unwrap_or_default();
     config.sandbox.network = options.bash_network;
     config.sandbox.network_for = options.bash_network_for.clone();
+    config.sandbox.network_hosts = options.bash_network_hosts.clone();
+    config
+        .sandbox
+        .check_network_hosts()
+        .map_err(|e| format!("--bash-network-host: {e}"))?;
     // The server's own stores are not for commands to read: the agent store and the
     // activity store (with their SQLite side files), or the whole `.toolsmith` directory
     // where they are by default.

@@ -266,6 +266,14 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         Some(s) => {
             env.retain(|(k, _)| k != "TMPDIR");
             env.push(("TMPDIR".to_owned(), s.dir.tmp().display().to_string()));
+            if let Some(port) = s.proxy_port {
+                let url = format!("http://127.0.0.1:{port}");
+                for name in PROXY_VARIABLES {
+                    env.retain(|(k, _)| k != name);
+                    env.push(((*name).to_owned(), url.clone()));
+                }
+                env.retain(|(k, _)| !k.eq_ignore_ascii_case("no_proxy"));
+            }
             match &s.way {
                 Way::Thread(plan) => (shell, None, shell_args, Some(plan.clone())),
                 Way::Helper { program, plan } => {
@@ -382,6 +390,16 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
     })
 }
 
+/// The environment variables that point a command's clients at the network proxy.
+const PROXY_VARIABLES: &[&str] = &[
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+];
+
 /// What the model is told when the sandbox stops a call.
 const UNSANDBOXED_HINT: &str = "This is a problem of the host's set-up, not of the \
      command: tell the user what the error says is missing; they can fix it, or start the \
@@ -392,6 +410,8 @@ const UNSANDBOXED_HINT: &str = "This is a problem of the host's set-up, not of t
 /// (removed when this drops) and what to check after the command.
 struct Sandboxed {
     way: Way,
+    /// The port of the network proxy the command reaches its allowed hosts through.
+    proxy_port: Option<u16>,
     dir: sandbox::CallDir,
     writable: Vec<std::path::PathBuf>,
     protected: Vec<String>,
@@ -421,6 +441,7 @@ impl Sandboxed {
     ) -> Result<Sandboxed, ToolError> {
         let sandbox_config = config.sandbox.clone();
         let network = sandbox_config.network_for_command(command);
+        let proxied = !network && !sandbox_config.network_hosts.is_empty();
         let writable: Vec<std::path::PathBuf> = ws
             .roots()
             .iter()
@@ -444,6 +465,11 @@ impl Sandboxed {
             };
             let dir = sandbox::CallDir::new()
                 .map_err(|e| fail(format!("cannot make the call's temporary directory: {e}")))?;
+            let proxy_port = if proxied {
+                Some(sandbox::proxy_port_for(&sandbox_config.network_hosts).map_err(fail)?)
+            } else {
+                None
+            };
             let denied = sandbox_config.denied_paths();
             let made = sandbox::build_plan(
                 &sandbox::PlanOptions {
@@ -452,6 +478,7 @@ impl Sandboxed {
                     denied: &denied,
                     protected: &sandbox_config.protected,
                     network,
+                    proxy_port,
                 },
                 &dir,
             )
@@ -466,6 +493,7 @@ impl Sandboxed {
             };
             Ok(Sandboxed {
                 way,
+                proxy_port,
                 dir,
                 writable,
                 protected: sandbox_config.protected,

@@ -4,6 +4,7 @@
 //! still run inside; and the refusal where the sandbox is unavailable.
 
 mod fail_closed;
+mod hosts;
 mod network;
 mod ordinary;
 mod protected;

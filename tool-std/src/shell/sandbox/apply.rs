@@ -15,8 +15,8 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 
 use landlock::{
-    ABI, Access, AccessFs, CompatLevel, Compatible, LandlockStatus, PathBeneath, Ruleset,
-    RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
+    ABI, Access, AccessFs, AccessNet, CompatLevel, Compatible, LandlockStatus, NetPort,
+    PathBeneath, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use rustix::fs::{FileType, Mode, OFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags};
@@ -84,7 +84,7 @@ fn apply(plan: &Plan) -> Result<(), String> {
         .map_err(|e| format!("cannot enter {}: {e}", plan.cwd.display()))?;
     drop_capabilities()?;
     landlock(plan)?;
-    seccomp::apply(plan.network)
+    seccomp::apply(plan.net())
 }
 
 /// Applies the call's own restrictions to the calling thread, a thread made for this alone
@@ -121,7 +121,7 @@ pub(super) fn confine_call_thread(plan: &Plan) -> Result<(), String> {
     drop_capabilities()?;
     landlock(plan)?;
     if mounts {
-        seccomp::install(plan.network, Part::Namespaces)?;
+        seccomp::install(plan.net(), Part::Namespaces)?;
     }
     Ok(())
 }
@@ -183,9 +183,10 @@ fn probe() -> Result<i32, String> {
         write: vec!["/dev/null".into()],
         binds: Vec::new(),
         network: false,
+        proxy_port: None,
     };
     let abi = landlock(&plan)?;
-    seccomp::apply(false)?;
+    seccomp::apply(seccomp::Net::Off)?;
     let json = serde_json::json!({
         "landlock_abi": abi,
         "seccomp": true,
@@ -283,9 +284,18 @@ fn landlock(plan: &Plan) -> Result<i32, String> {
         .handle_access(all)
         .map_err(fail)?
         .scope(Scope::from_all(TARGET_ABI))
-        .map_err(fail)?
-        .create()
         .map_err(fail)?;
+    if plan.proxy_port.is_some() {
+        ruleset = ruleset
+            .handle_access(AccessNet::from_all(TARGET_ABI))
+            .map_err(fail)?;
+    }
+    let mut ruleset = ruleset.create().map_err(fail)?;
+    if let Some(port) = plan.proxy_port {
+        ruleset = ruleset
+            .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
+            .map_err(fail)?;
+    }
     for (paths, access) in [(&plan.read, read), (&plan.write, all)] {
         for path in paths.iter() {
             let Some((fd, is_dir)) = open_path(path)? else {
@@ -319,6 +329,13 @@ fn landlock(plan: &Plan) -> Result<i32, String> {
             );
         }
     };
+    if plan.proxy_port.is_some() && abi < ABI::V4 {
+        return Err(format!(
+            "this kernel's Landlock (ABI {}) cannot limit connections to the network proxy's \
+             port (ABI 4, Linux 6.7); give commands the whole network or none",
+            abi as i32
+        ));
+    }
     if status.ruleset == RulesetStatus::NotEnforced || abi < MIN_ABI {
         return Err(format!(
             "this kernel's Landlock (ABI {}) is older than ABI {} (Linux 6.2), which the \

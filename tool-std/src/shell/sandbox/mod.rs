@@ -21,8 +21,15 @@
 //!   changes, kernel modules, `reboot`, extended attributes, and set-user-ID or set-group-ID
 //!   modes: each answers `EPERM` (the command's tools fail with "Operation not permitted", they
 //!   are not killed).
-//! - **No network** unless the host allows it ([`SandboxConfig::network`], `--bash-network`):
-//!   only `AF_UNIX` sockets can be made; `AF_INET` and `AF_INET6` answer `EPERM`.
+//! - **No network** unless the host allows it ([`SandboxConfig::network`], `--bash-network`,
+//!   or per command line with [`SandboxConfig::network_for`]): only `AF_UNIX` sockets can be
+//!   made; `AF_INET` and `AF_INET6` answer `EPERM`.
+//! - **Or only listed hosts** ([`SandboxConfig::network_hosts`], `--bash-network-host`):
+//!   commands reach them through a proxy of the server on `127.0.0.1` (`http_proxy`,
+//!   `https_proxy`, `all_proxy`), which takes `CONNECT` and plain HTTP requests and connects
+//!   to listed hosts only (`403` with the list otherwise). A command may then make TCP
+//!   sockets, but connect them only to the proxy's port (Landlock ABI 4), and no UDP, raw or
+//!   packet socket.
 //! - **No new privileges**: `no_new_privs` is set, so set-user-ID programs run with the
 //!   command's own rights; signals reach only processes inside the sandbox (Landlock's signal
 //!   scope, ABI 6), and abstract UNIX sockets outside it cannot be connected to.
@@ -113,12 +120,16 @@
 //!   (see above), but their `cmdline`, `status` and the like are world-readable by design:
 //!   keep secrets out of command lines. A PID namespace with its own `/proc` would hide the
 //!   other processes altogether; it is not built.
-//! - **Hosts**: the network is all or nothing; an allow-list of hosts needs a proxy that
-//!   resolves names and checks each connection, which this sandbox does not have.
+//! - **Hosts**: Landlock's network rights govern ports, not addresses: with an allow-list,
+//!   a command can connect to the proxy's port number on any address (the kernel picks the
+//!   port at random when the proxy starts; nothing else of the host is reachable). Clients
+//!   that ignore the proxy variables reach nothing. The proxy resolves names itself, so a
+//!   listed name is trusted wherever it points.
 
 mod apply;
 mod plan;
 mod probe;
+mod proxy;
 mod seccomp;
 mod spawner;
 
@@ -128,6 +139,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub(crate) use apply::fits_a_thread;
 pub(crate) use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
 pub use probe::SandboxStatus;
+pub(crate) use proxy::port_for as proxy_port_for;
+pub use proxy::{MAX_PROXIES, MAX_PROXY_CONNECTIONS, MAX_PROXY_HEAD};
 pub(crate) use spawner::start_confined;
 
 /// The `argv[0]` the helper is started with; [`dispatch`] recognises it.
@@ -232,6 +245,14 @@ pub struct SandboxConfig {
     /// it matches one, word by word as an `allow` rule of `tool_std::rules` matches
     /// (`cargo fetch && curl x` does not).
     pub network_for: Vec<String>,
+    /// Hosts commands may reach while the network is off for them (`crates.io`,
+    /// `*.github.com` for any name beneath it, an address, each optionally with `:port`):
+    /// they go through a proxy of this process on `127.0.0.1` (`http_proxy`, `https_proxy`
+    /// and `all_proxy` point there), which connects to listed hosts only; the command's own
+    /// TCP connections may go to the proxy's port only, and it has no UDP (so no DNS of its
+    /// own). Clients that ignore the proxy variables reach nothing. See
+    /// [`check_network_hosts`](Self::check_network_hosts).
+    pub network_hosts: Vec<String>,
     /// Paths commands may not read, beyond [`DEFAULT_DENY_READ`]; a path starting with `~/`
     /// is taken beneath the server's home directory. Paths that do not exist are skipped.
     pub deny_read: Vec<PathBuf>,
@@ -253,6 +274,7 @@ impl Default for SandboxConfig {
             mode: SandboxMode::On,
             network: false,
             network_for: Vec::new(),
+            network_hosts: Vec::new(),
             deny_read: Vec::new(),
             protected: DEFAULT_PROTECTED.iter().map(|s| (*s).to_owned()).collect(),
             helper: None,
@@ -273,6 +295,15 @@ impl SandboxConfig {
     /// it matches a pattern of [`network_for`](Self::network_for).
     pub fn network_for_command(&self, command: &str) -> bool {
         self.network || crate::rules::every_part_matches(command, &self.network_for)
+    }
+
+    /// Checks every entry of [`network_hosts`](Self::network_hosts); the error names the
+    /// first bad one and says what to write.
+    pub fn check_network_hosts(&self) -> Result<(), String> {
+        for host in &self.network_hosts {
+            proxy::HostPattern::parse(host)?;
+        }
+        Ok(())
     }
 
     /// The helper program: [`SandboxConfig::helper`]; else this executable when its `main`

@@ -32,6 +32,22 @@ pub(crate) struct Plan {
     pub(crate) binds: Vec<Bind>,
     /// Whether `AF_INET`/`AF_INET6` sockets are allowed.
     pub(crate) network: bool,
+    /// With the network off: the port of the proxy on `127.0.0.1` that TCP connections may
+    /// go to (and nowhere else).
+    #[serde(default)]
+    pub(crate) proxy_port: Option<u16>,
+}
+
+impl Plan {
+    /// What the network is for the command.
+    pub(crate) fn net(&self) -> super::seccomp::Net {
+        use super::seccomp::Net;
+        match (self.network, self.proxy_port) {
+            (true, _) => Net::On,
+            (false, Some(_)) => Net::Proxy,
+            (false, None) => Net::Off,
+        }
+    }
 }
 
 /// One mount of a plan.
@@ -62,6 +78,7 @@ pub(crate) struct PlanOptions<'a> {
     pub(crate) denied: &'a [PathBuf],
     pub(crate) protected: &'a [String],
     pub(crate) network: bool,
+    pub(crate) proxy_port: Option<u16>,
 }
 
 /// A made plan: what the helper applies, the protected paths that existed, and notes for the
@@ -173,6 +190,7 @@ pub(crate) fn build(options: &PlanOptions<'_>, dir: &CallDir) -> Result<Made, St
             write,
             binds,
             network: options.network,
+            proxy_port: options.proxy_port,
         },
         protected_before,
         notes,
@@ -517,6 +535,7 @@ mod tests {
                 denied: &[root.join(".toolsmith")],
                 protected: &defaults(),
                 network: false,
+                proxy_port: None,
             },
             &call,
         )

@@ -74,6 +74,18 @@ const MOUNTS: &[i64] = &[
     libc::SYS_setns,
 ];
 
+/// What the network is for a command.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Net {
+    /// Only `AF_UNIX` sockets.
+    Off,
+    /// `AF_UNIX`, and TCP sockets of `AF_INET`/`AF_INET6` (which Landlock lets connect to the
+    /// proxy's port only): no UDP, raw or packet sockets, so not even DNS leaves.
+    Proxy,
+    /// Every socket but `AF_VSOCK`, packet and raw ones.
+    On,
+}
+
 /// Which rules of the first filter a compiled program holds. The kernel's cost of installing
 /// a filter grows with its length, so the part every call shares is installed once on a
 /// thread that starts the calls' threads, which inherit it (see `spawner`), and a call that
@@ -104,17 +116,17 @@ const SET_ID: &[u64] = &[libc::S_ISUID as u64, libc::S_ISGID as u64];
 
 /// Installs both filters on this thread (and so on everything it `exec`s and starts);
 /// `no_new_privs` is set first by `seccompiler`.
-pub(super) fn apply(network: bool) -> Result<(), String> {
+pub(super) fn apply(network: Net) -> Result<(), String> {
     install(network, Part::All)?;
     install_fallbacks()
 }
 
 /// Installs `part` of the first filter on this thread. Each program is compiled once per
 /// process.
-pub(super) fn install(network: bool, part: Part) -> Result<(), String> {
+pub(super) fn install(network: Net, part: Part) -> Result<(), String> {
     type Compiled = OnceLock<Result<BpfProgram, String>>;
-    static COMPILED: [Compiled; 6] = [const { OnceLock::new() }; 6];
-    let slot = usize::from(network) * 3
+    static COMPILED: [Compiled; 9] = [const { OnceLock::new() }; 9];
+    let slot = network as usize * 3
         + match part {
             Part::All => 0,
             Part::Shared => 1,
@@ -160,7 +172,7 @@ fn any_bit(arg: u8, bits: &[u64]) -> Result<Vec<SeccompRule>, String> {
 
 /// The rules of the first filter: system call number to the rules refusing it (an empty
 /// list refuses it always).
-pub(super) fn rules(network: bool, part: Part) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+pub(super) fn rules(network: Net, part: Part) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     let mut rules = BTreeMap::new();
     if part != Part::Shared {
         namespace_rules(&mut rules)?;
@@ -183,7 +195,7 @@ fn namespace_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), St
     Ok(())
 }
 
-fn shared_rules(network: bool, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+fn shared_rules(network: Net, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
     use SeccompCmpOp::{Eq, MaskedEq, Ne};
     for &nr in ALWAYS {
         rules.insert(nr, Vec::new());
@@ -191,7 +203,29 @@ fn shared_rules(network: bool, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> R
 
     // Sockets: only AF_UNIX without the network; with it, no VSOCK, packet or raw IP sockets.
     let unix = libc::AF_UNIX as u64;
-    if network {
+    if network == Net::Proxy {
+        let mut socket = vec![rule(vec![
+            cond(0, Ne, unix)?,
+            cond(0, Ne, libc::AF_INET as u64)?,
+            cond(0, Ne, libc::AF_INET6 as u64)?,
+        ])?];
+        for family in [libc::AF_INET, libc::AF_INET6] {
+            for kind in [
+                libc::SOCK_DGRAM,
+                libc::SOCK_RAW,
+                libc::SOCK_RDM,
+                libc::SOCK_SEQPACKET,
+                // SOCK_PACKET, long deprecated (and refused for AF_INET by the kernel).
+                10,
+            ] {
+                socket.push(rule(vec![
+                    cond(0, Eq, family as u64)?,
+                    cond(1, MaskedEq(0xf), kind as u64)?,
+                ])?);
+            }
+        }
+        rules.insert(libc::SYS_socket, socket);
+    } else if network == Net::On {
         let mut socket = Vec::new();
         for family in [libc::AF_VSOCK, libc::AF_PACKET] {
             socket.push(rule(vec![cond(0, Eq, family as u64)?])?);
@@ -245,7 +279,7 @@ fn shared_rules(network: bool, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> R
 }
 
 /// The first filter, or a part of it, compiled.
-pub(super) fn compile(network: bool, part: Part) -> Result<BpfProgram, String> {
+pub(super) fn compile(network: Net, part: Part) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
         rules(network, part)?,
         SeccompAction::Allow,
@@ -283,15 +317,15 @@ mod tests {
 
     #[test]
     fn both_filters_compile_with_and_without_the_network() {
-        for network in [false, true] {
+        for network in [Net::Off, Net::Proxy, Net::On] {
             let program = compile(network, Part::All).unwrap();
             assert!(program.len() > 50, "{}", program.len());
             assert!(program.len() < 4096, "within the kernel's limit");
         }
-        let rules = rules(false, Part::All).unwrap();
+        let rules = rules(Net::Off, Part::All).unwrap();
         // The two parts together are the whole.
-        let mut parts = super::rules(false, Part::Shared).unwrap();
-        let namespaces = super::rules(false, Part::Namespaces).unwrap();
+        let mut parts = super::rules(Net::Off, Part::Shared).unwrap();
+        let namespaces = super::rules(Net::Off, Part::Namespaces).unwrap();
         assert!(namespaces.contains_key(&libc::SYS_mount));
         assert!(!parts.contains_key(&libc::SYS_mount));
         assert!(!parts.contains_key(&libc::SYS_unshare));

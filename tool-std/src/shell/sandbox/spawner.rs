@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::apply;
 use super::plan::Plan;
-use super::seccomp::{self, Part};
+use super::seccomp::{self, Net, Part};
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -47,7 +47,7 @@ pub(crate) fn start_confined(
     start: impl FnOnce(Result<(), String>) + Send + 'static,
 ) -> Result<(), String> {
     let mounts = !plan.binds.is_empty();
-    let spawner = spawner(plan.network, mounts)?;
+    let spawner = spawner(plan.net(), mounts)?;
     let mut job: Job = Box::new(move || start(apply::confine_call_thread(&plan)));
     let waiting = spawner
         .ready
@@ -70,16 +70,16 @@ pub(crate) fn start_confined(
         .map_err(|_| "the sandbox's spawner thread has stopped".to_owned())
 }
 
-/// The spawner for calls with or without the network and mounts, started on first use.
-fn spawner(network: bool, mounts: bool) -> Result<&'static Spawner, String> {
-    static SPAWNERS: [OnceLock<Result<Spawner, String>>; 4] = [const { OnceLock::new() }; 4];
-    SPAWNERS[usize::from(network) * 2 + usize::from(mounts)]
+/// The spawner for calls with the network `network`, with or without mounts, started on first use.
+fn spawner(network: Net, mounts: bool) -> Result<&'static Spawner, String> {
+    static SPAWNERS: [OnceLock<Result<Spawner, String>>; 6] = [const { OnceLock::new() }; 6];
+    SPAWNERS[network as usize * 2 + usize::from(mounts)]
         .get_or_init(|| start_spawner(network, mounts))
         .as_ref()
         .map_err(Clone::clone)
 }
 
-fn start_spawner(network: bool, mounts: bool) -> Result<Spawner, String> {
+fn start_spawner(network: Net, mounts: bool) -> Result<Spawner, String> {
     let (requests, queue) = mpsc::channel::<Request>();
     let ready: Arc<Mutex<Option<Sender<Job>>>> = Arc::default();
     let slot = ready.clone();

@@ -1,0 +1,370 @@
+//! The proxy sandboxed commands reach allowed hosts through, when the network is off for them
+//! but [`SandboxConfig::network_hosts`](super::SandboxConfig::network_hosts) names hosts.
+//!
+//! It listens on `127.0.0.1` on a port of its own, and commands get `http_proxy`,
+//! `https_proxy` and `all_proxy` pointing there. It takes `CONNECT host:port` (HTTPS and any
+//! other TCP protocol a client tunnels) and plain HTTP requests in absolute form
+//! (`GET http://host/path`), checks the host and port against the list, resolves the name
+//! itself and connects; anything else is answered `403` with the list. In the sandbox the
+//! command may open TCP sockets but connect only to the proxy's port (Landlock's network
+//! rights, ABI 4), and no UDP, raw or packet socket (the seccomp filter), so no other route
+//! leaves it: not even a DNS query.
+//!
+//! Each list of hosts gets one proxy, started on first use on a thread of its own (with a
+//! runtime of its own, so it outlives the runtime of the call that started it) and kept for
+//! the life of the process.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Semaphore;
+
+/// The longest request head the proxy reads.
+pub const MAX_PROXY_HEAD: usize = 16 * 1024;
+
+/// The most connections one proxy carries at once; more wait.
+pub const MAX_PROXY_CONNECTIONS: usize = 64;
+
+/// The most host lists proxies are started for in one process.
+pub const MAX_PROXIES: usize = 16;
+
+/// How long a client has to send its request head, and the proxy to connect onwards.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// One allowed host: a name (or `*.` and a domain: any name beneath it, not the domain
+/// itself), or an address; with a port, that port only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HostPattern {
+    host: String,
+    port: Option<u16>,
+}
+
+impl HostPattern {
+    /// Parses `host`, `*.domain`, `host:port`, `[v6]` or `[v6]:port`.
+    pub(crate) fn parse(text: &str) -> Result<HostPattern, String> {
+        let bad = |why: &str| {
+            format!(
+                "`{text}` is not a host commands may reach ({why}); write a name \
+                 (`crates.io`), `*.` and a domain (`*.github.com`), an address, and \
+                 optionally `:port`"
+            )
+        };
+        let text = text.trim();
+        let (host, port) = if let Some(rest) = text.strip_prefix('[') {
+            let (v6, after) = rest.split_once(']').ok_or_else(|| bad("no closing `]`"))?;
+            let port = match after.strip_prefix(':') {
+                Some(p) => Some(p),
+                None if after.is_empty() => None,
+                None => return Err(bad("text after `]`")),
+            };
+            (v6.to_owned(), port)
+        } else {
+            match text.rsplit_once(':') {
+                Some((h, p)) if !h.contains(':') => (h.to_owned(), Some(p)),
+                Some(_) => return Err(bad("an IPv6 address goes in brackets")),
+                None => (text.to_owned(), None),
+            }
+        };
+        let port = port
+            .map(|p| {
+                p.parse::<u16>()
+                    .ok()
+                    .filter(|&p| p != 0)
+                    .ok_or_else(|| bad("bad port"))
+            })
+            .transpose()?;
+        let name = host.strip_prefix("*.").unwrap_or(&host);
+        let valid = !name.is_empty()
+            && name.len() <= 253
+            && name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '_'));
+        if !valid {
+            return Err(bad("not a host name or address"));
+        }
+        Ok(HostPattern {
+            host: host.to_ascii_lowercase(),
+            port,
+        })
+    }
+
+    /// Whether a connection to `host` (a name or an address, without brackets) on `port`
+    /// is allowed by this pattern.
+    pub(crate) fn allows(&self, host: &str, port: u16) -> bool {
+        if self.port.is_some_and(|p| p != port) {
+            return false;
+        }
+        let host = host.trim_end_matches('.').to_ascii_lowercase();
+        match self.host.strip_prefix("*.") {
+            Some(domain) => host
+                .strip_suffix(domain)
+                .is_some_and(|sub| sub.len() > 1 && sub.ends_with('.')),
+            None => host == self.host,
+        }
+    }
+}
+
+/// The port of the proxy for `hosts`, started when there is none yet.
+pub(crate) fn port_for(hosts: &[String]) -> Result<u16, String> {
+    static STARTED: Mutex<Vec<(Vec<String>, u16)>> = Mutex::new(Vec::new());
+    let mut started = STARTED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, port)) = started.iter().find(|(list, _)| list.as_slice() == hosts) {
+        return Ok(*port);
+    }
+    if started.len() >= MAX_PROXIES {
+        return Err(format!(
+            "more than {MAX_PROXIES} different lists of allowed hosts were used; use fewer"
+        ));
+    }
+    let patterns = hosts
+        .iter()
+        .map(|h| HostPattern::parse(h))
+        .collect::<Result<Vec<_>, _>>()?;
+    let port = start(patterns)?;
+    started.push((hosts.to_vec(), port));
+    Ok(port)
+}
+
+/// Starts a proxy for `patterns` on a thread of its own; its port.
+fn start(patterns: Vec<HostPattern>) -> Result<u16, String> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.set_nonblocking(true).map(|()| l))
+        .map_err(|e| format!("cannot start the network proxy: {e}"))?;
+    let port = listener
+        .local_addr()
+        .map_err(|e| format!("cannot start the network proxy: {e}"))?
+        .port();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the network proxy: {e}"))?;
+    let patterns = Arc::new(patterns);
+    std::thread::Builder::new()
+        .name("bash-network-proxy".to_owned())
+        .spawn(move || {
+            runtime.block_on(async move {
+                let Ok(listener) = TcpListener::from_std(listener) else {
+                    return;
+                };
+                let room = Arc::new(Semaphore::new(MAX_PROXY_CONNECTIONS));
+                loop {
+                    let Ok(permit) = room.clone().acquire_owned().await else {
+                        return;
+                    };
+                    let Ok((client, _)) = listener.accept().await else {
+                        continue;
+                    };
+                    let patterns = patterns.clone();
+                    tokio::spawn(async move {
+                        let _ = serve(client, &patterns).await;
+                        drop(permit);
+                    });
+                }
+            });
+        })
+        .map_err(|e| format!("cannot start the network proxy: {e}"))?;
+    Ok(port)
+}
+
+/// What a client asked for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Wanted {
+    pub(crate) host: String,
+    pub(crate) port: u16,
+    /// `None` for `CONNECT`; else the request head to send on, in origin form.
+    pub(crate) forward: Option<Vec<u8>>,
+}
+
+/// Reads a request head: `CONNECT host:port` or an absolute-form HTTP request.
+pub(crate) fn parse_head(head: &[u8]) -> Result<Wanted, String> {
+    let text = std::str::from_utf8(head).map_err(|_| "the request is not text".to_owned())?;
+    let (first, rest) = text.split_once("\r\n").unwrap_or((text, ""));
+    let mut parts = first.split(' ');
+    let (Some(method), Some(target), Some(version), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err("a bad request line".to_owned());
+    };
+    if method == "CONNECT" {
+        let (host, port) = split_authority(target, None)?;
+        return Ok(Wanted {
+            host,
+            port,
+            forward: None,
+        });
+    }
+    let after = target
+        .strip_prefix("http://")
+        .ok_or("only http:// requests and CONNECT go through this proxy (https: use CONNECT)")?;
+    let (authority, path) = match after.find('/') {
+        Some(i) => (&after[..i], &after[i..]),
+        None => (after, "/"),
+    };
+    let (host, port) = split_authority(authority, Some(80))?;
+    let mut forward = format!("{method} {path} {version}\r\n");
+    for line in rest.split("\r\n").filter(|l| !l.is_empty()) {
+        let name = line.split(':').next().unwrap_or("").to_ascii_lowercase();
+        if !name.starts_with("proxy-") {
+            forward.push_str(line);
+            forward.push_str("\r\n");
+        }
+    }
+    forward.push_str("\r\n");
+    Ok(Wanted {
+        host,
+        port,
+        forward: Some(forward.into_bytes()),
+    })
+}
+
+fn split_authority(authority: &str, default_port: Option<u16>) -> Result<(String, u16), String> {
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (v6, after) = rest.split_once(']').ok_or("a bad address")?;
+        (v6, after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (authority, None),
+        }
+    };
+    let port = match port {
+        Some(p) => p.parse().map_err(|_| "a bad port".to_owned())?,
+        None => default_port.ok_or("no port")?,
+    };
+    if host.is_empty() {
+        return Err("no host".to_owned());
+    }
+    Ok((host.to_owned(), port))
+}
+
+async fn serve(mut client: TcpStream, patterns: &[HostPattern]) -> std::io::Result<()> {
+    let mut head = Vec::with_capacity(1024);
+    let read = tokio::time::timeout(HEAD_TIMEOUT, async {
+        let mut buf = [0u8; 2048];
+        loop {
+            if let Some(end) = head.windows(4).position(|w| w == b"\r\n\r\n") {
+                return Ok(end);
+            }
+            if head.len() > MAX_PROXY_HEAD {
+                return Err(());
+            }
+            let n = client.read(&mut buf).await.map_err(|_| ())?;
+            if n == 0 {
+                return Err(());
+            }
+            head.extend_from_slice(&buf[..n]);
+        }
+    })
+    .await;
+    let Ok(Ok(end)) = read else {
+        return refuse(&mut client, "400 Bad Request", "no complete request head").await;
+    };
+    let body_start = head.split_off(end + 4);
+    let wanted = match parse_head(&head[..end]) {
+        Ok(w) => w,
+        Err(why) => return refuse(&mut client, "400 Bad Request", &why).await,
+    };
+    if !patterns.iter().any(|p| p.allows(&wanted.host, wanted.port)) {
+        let list: Vec<String> = patterns.iter().map(HostPattern::shown).collect();
+        let why = format!(
+            "{}:{} is not among the hosts commands may reach ({}); the user can add it \
+             with --bash-network-host or `network_hosts` under [bash] in toolsmith.toml",
+            wanted.host,
+            wanted.port,
+            list.join(", ")
+        );
+        return refuse(&mut client, "403 Forbidden", &why).await;
+    }
+    let connect = TcpStream::connect((wanted.host.as_str(), wanted.port));
+    let mut upstream = match tokio::time::timeout(HEAD_TIMEOUT, connect).await {
+        Ok(Ok(s)) => s,
+        Ok(Err(e)) => return refuse(&mut client, "502 Bad Gateway", &e.to_string()).await,
+        Err(_) => return refuse(&mut client, "504 Gateway Timeout", "no answer").await,
+    };
+    match &wanted.forward {
+        None => {
+            client
+                .write_all(b"HTTP/1.1 200 Connection Established\r\n\r\n")
+                .await?
+        }
+        Some(forward) => upstream.write_all(forward).await?,
+    }
+    upstream.write_all(&body_start).await?;
+    tokio::io::copy_bidirectional(&mut client, &mut upstream).await?;
+    Ok(())
+}
+
+impl HostPattern {
+    fn shown(&self) -> String {
+        match (self.host.contains(':'), self.port) {
+            (true, Some(p)) => format!("[{}]:{p}", self.host),
+            (true, None) => format!("[{}]", self.host),
+            (false, Some(p)) => format!("{}:{p}", self.host),
+            (false, None) => self.host.clone(),
+        }
+    }
+}
+
+async fn refuse(client: &mut TcpStream, status: &str, why: &str) -> std::io::Result<()> {
+    let body = format!("toolsmith sandbox: {why}\n");
+    let answer = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    client.write_all(answer.as_bytes()).await?;
+    client.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_match_names_domains_addresses_and_ports() {
+        let p = |s: &str| HostPattern::parse(s).unwrap();
+        assert!(p("crates.io").allows("crates.io", 443));
+        assert!(p("crates.io").allows("CRATES.IO.", 80));
+        assert!(!p("crates.io").allows("static.crates.io", 443));
+        assert!(p("*.github.com").allows("api.github.com", 443));
+        assert!(!p("*.github.com").allows("github.com", 443));
+        assert!(!p("*.github.com").allows("evilgithub.com", 443));
+        assert!(p("127.0.0.1:8080").allows("127.0.0.1", 8080));
+        assert!(!p("127.0.0.1:8080").allows("127.0.0.1", 8081));
+        assert!(p("[::1]:9").allows("::1", 9));
+        for bad in [
+            "", "a b", "x:0", "x:99999", "::1", "[::1", "[::1]x", "*.", "a/b",
+        ] {
+            assert!(HostPattern::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn request_heads_are_read_as_connect_or_absolute_http() {
+        let connect = parse_head(b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com").unwrap();
+        assert_eq!((connect.host.as_str(), connect.port), ("example.com", 443));
+        assert!(connect.forward.is_none());
+        let get = parse_head(
+            b"GET http://[::1]:8080/a?b HTTP/1.1\r\nHost: x\r\nProxy-Connection: keep-alive",
+        )
+        .unwrap();
+        assert_eq!((get.host.as_str(), get.port), ("::1", 8080));
+        assert_eq!(
+            String::from_utf8(get.forward.unwrap()).unwrap(),
+            "GET /a?b HTTP/1.1\r\nHost: x\r\n\r\n"
+        );
+        let plain = parse_head(b"GET http://example.com HTTP/1.1").unwrap();
+        assert_eq!(plain.port, 80);
+        for bad in [
+            &b"GET /relative HTTP/1.1"[..],
+            b"GET https://example.com/ HTTP/1.1",
+            b"CONNECT example.com HTTP/1.1",
+            b"GARBAGE",
+        ] {
+            assert!(parse_head(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+        }
+    }
+}
