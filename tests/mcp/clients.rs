@@ -73,6 +73,13 @@ fn std_cases(dir: &Path) -> Vec<Case> {
             "search",
             "bash",
         ]),
+        // A text_output tool (bash) declares no outputSchema.
+        case(json!({"op": "list"}), |a| {
+            let tools = a["tools"].as_array().expect("tools");
+            let tool = |name: &str| tools.iter().find(|t| t["name"] == name).expect(name);
+            assert!(tool("bash")["outputSchema"].is_null(), "{a}");
+            assert_eq!(tool("grep")["outputSchema"]["type"], "object", "{a}");
+        }),
         // A bad enum value: the same JSON error the CLI prints, with the allowed values.
         case(
             json!({"op": "call", "name": "web", "arguments": {"action": "crawl", "query_or_url": "x"}}),
@@ -147,8 +154,11 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 "command": "for i in 1 2 3; do echo tick $i; sleep 0.1; done",
                 "description": "Print three ticks slowly", "timeout": 30}}),
             |a| {
+                // bash's result is text alone: no structuredContent.
                 assert_eq!(a["isError"], false, "{a}");
-                assert_eq!(a["structured"]["return_code"], 0, "{a}");
+                assert!(a["structured"].is_null(), "{a}");
+                let text = a["text"].as_str().expect("text");
+                assert!(text.starts_with("Exit code 0\ntick 1\n"), "{a}");
                 let p = a["progress"].as_array().expect("progress");
                 let text: String = p.iter().filter_map(|x| x["message"].as_str()).collect();
                 let at = |t: &str| text.find(t).unwrap_or_else(|| panic!("{t} in {a}"));
@@ -174,9 +184,9 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 "description": "Check the cancelled sleep is gone"}}),
             |a| {
                 assert_eq!(a["isError"], false, "{a}");
-                let out = a["structured"]["output"].as_str().expect("output");
+                let out = a["text"].as_str().expect("text");
                 assert!(
-                    out.starts_with("gone "),
+                    out.starts_with("Exit code 0\ngone "),
                     "the cancelled call's process was ended: {a}"
                 );
             },
