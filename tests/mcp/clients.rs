@@ -73,12 +73,15 @@ fn std_cases(dir: &Path) -> Vec<Case> {
             "search",
             "bash",
         ]),
-        // A text_output tool (bash) declares no outputSchema.
+        // A text_output tool (bash) declares no outputSchema; grep's says its fields.
         case(json!({"op": "list"}), |a| {
             let tools = a["tools"].as_array().expect("tools");
             let tool = |name: &str| tools.iter().find(|t| t["name"] == name).expect(name);
             assert!(tool("bash")["outputSchema"].is_null(), "{a}");
-            assert_eq!(tool("grep")["outputSchema"]["type"], "object", "{a}");
+            let grep = &tool("grep")["outputSchema"];
+            assert_eq!(grep["type"], "object", "{a}");
+            assert!(grep["properties"]["total_matches"].is_object(), "{a}");
+            assert!(grep["properties"]["summary"].is_null(), "{a}");
         }),
         // A bad enum value: the same JSON error the CLI prints, with the allowed values.
         case(
@@ -129,7 +132,8 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 assert_eq!(s["failed"][0]["path"], "missing.txt", "{a}");
             },
         ),
-        // grep: ripgrep's semantics in-process, case-insensitive by default, with the summary.
+        // grep: ripgrep's semantics in-process, case-insensitive by default; the summary
+        // ends the text, the structured content says it in numbers.
         case(
             json!({"op": "call", "name": "grep", "arguments": {"pattern": "BETA"}}),
             |a| {
@@ -137,7 +141,15 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 let s = &a["structured"];
                 assert_eq!(s["type"], "grep_results", "{a}");
                 assert_eq!(s["matches"], json!({"a.txt": ["2:beta"]}), "{a}");
-                assert_eq!(s["summary"], "Found 1 match in 1 file.", "{a}");
+                assert_eq!(
+                    (&s["total_matches"], &s["exact"]),
+                    (&json!(1), &json!(true)),
+                    "{a}"
+                );
+                assert_eq!(
+                    a["text"], "a.txt\n2:beta\n\nFound 1 match in 1 file.\n",
+                    "{a}"
+                );
             },
         ),
         // An invalid regex: a validation error quoting the regex error.
