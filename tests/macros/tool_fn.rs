@@ -187,6 +187,67 @@ async fn every_key_reaches_the_spec() {
     assert_eq!(out["error_type"], "permission_error", "{out}");
 }
 
+/// What a command printed, with its exit code: text by nature.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Printed {
+    r#type: &'static str,
+    return_code: i32,
+    output: String,
+}
+impl Render for Printed {
+    fn render(&self, _: &mut toolsmith::ResourcesTracker) -> Option<String> {
+        Some(format!("Exit code {}\n{}", self.return_code, self.output))
+    }
+}
+
+/// Print the text.
+#[tool(text_output, register = false)]
+async fn print(text: String) -> ToolResult<Printed> {
+    Ok(Printed {
+        r#type: "printed",
+        return_code: 0,
+        output: text,
+    })
+}
+
+#[tokio::test]
+async fn text_output_declares_no_output_schema_and_answers_with_text_alone() {
+    use toolsmith::provider::{Format, export, result};
+
+    let spec = toolsmith::DynTool::spec(&PrintTool);
+    assert!(spec.text_output);
+    assert_eq!(spec.output_schema, None);
+    let listed = export(&spec, Format::Mcp).unwrap();
+    let listed = listed.as_json().unwrap();
+    assert!(listed.get("outputSchema").is_none(), "{listed}");
+    assert!(listed.get("inputSchema").is_some(), "{listed}");
+    let canonical = export(&spec, Format::Json).unwrap();
+    assert_eq!(canonical.as_json().unwrap()["text_output"], true);
+
+    let s = session(Registry::builder().register(PrintTool).build().unwrap());
+    let outcome = s
+        .call(toolsmith::ToolCall::new(
+            "c",
+            "print",
+            r#"{"text": "hi\n"}"#,
+        ))
+        .await;
+    assert!(outcome.text_output);
+    let answer = result::mcp_result(&outcome, &mut toolsmith::ResourcesTracker::new());
+    assert_eq!(
+        answer,
+        json!({"content": [{"type": "text", "text": "Exit code 0\nhi\n"}], "isError": false}),
+        "no structuredContent"
+    );
+    // The library's result keeps the typed output.
+    assert_eq!(outcome.to_json()["return_code"], 0);
+
+    // Without the key, the same output is structured content.
+    let spec = toolsmith::DynTool::spec(&AddTool);
+    assert!(!spec.text_output);
+    assert!(spec.output_schema.is_some());
+}
+
 /// Every mode and permission tool-core knows: the macro's names must stay in step with it.
 #[tool(
     modes(agent, mcp, cli),

@@ -73,6 +73,16 @@ fn std_cases(dir: &Path) -> Vec<Case> {
             "search",
             "bash",
         ]),
+        // A text_output tool (bash) declares no outputSchema; grep's says its fields.
+        case(json!({"op": "list"}), |a| {
+            let tools = a["tools"].as_array().expect("tools");
+            let tool = |name: &str| tools.iter().find(|t| t["name"] == name).expect(name);
+            assert!(tool("bash")["outputSchema"].is_null(), "{a}");
+            let grep = &tool("grep")["outputSchema"];
+            assert_eq!(grep["type"], "object", "{a}");
+            assert!(grep["properties"]["total_matches"].is_object(), "{a}");
+            assert!(grep["properties"]["summary"].is_null(), "{a}");
+        }),
         // A bad enum value: the same JSON error the CLI prints, with the allowed values.
         case(
             json!({"op": "call", "name": "web", "arguments": {"action": "crawl", "query_or_url": "x"}}),
@@ -122,7 +132,8 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 assert_eq!(s["failed"][0]["path"], "missing.txt", "{a}");
             },
         ),
-        // grep: ripgrep's semantics in-process, case-insensitive by default, with the summary.
+        // grep: ripgrep's semantics in-process, case-insensitive by default; the summary
+        // ends the text, the structured content says it in numbers.
         case(
             json!({"op": "call", "name": "grep", "arguments": {"pattern": "BETA"}}),
             |a| {
@@ -130,7 +141,15 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 let s = &a["structured"];
                 assert_eq!(s["type"], "grep_results", "{a}");
                 assert_eq!(s["matches"], json!({"a.txt": ["2:beta"]}), "{a}");
-                assert_eq!(s["summary"], "Found 1 match in 1 file.", "{a}");
+                assert_eq!(
+                    (&s["total_matches"], &s["exact"]),
+                    (&json!(1), &json!(true)),
+                    "{a}"
+                );
+                assert_eq!(
+                    a["text"], "a.txt\n2:beta\n\nFound 1 match in 1 file.\n",
+                    "{a}"
+                );
             },
         ),
         // An invalid regex: a validation error quoting the regex error.
@@ -147,8 +166,11 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 "command": "for i in 1 2 3; do echo tick $i; sleep 0.1; done",
                 "description": "Print three ticks slowly", "timeout": 30}}),
             |a| {
+                // bash's result is text alone: no structuredContent.
                 assert_eq!(a["isError"], false, "{a}");
-                assert_eq!(a["structured"]["return_code"], 0, "{a}");
+                assert!(a["structured"].is_null(), "{a}");
+                let text = a["text"].as_str().expect("text");
+                assert!(text.starts_with("Exit code 0\ntick 1\n"), "{a}");
                 let p = a["progress"].as_array().expect("progress");
                 let text: String = p.iter().filter_map(|x| x["message"].as_str()).collect();
                 let at = |t: &str| text.find(t).unwrap_or_else(|| panic!("{t} in {a}"));
@@ -174,9 +196,9 @@ fn std_cases(dir: &Path) -> Vec<Case> {
                 "description": "Check the cancelled sleep is gone"}}),
             |a| {
                 assert_eq!(a["isError"], false, "{a}");
-                let out = a["structured"]["output"].as_str().expect("output");
+                let out = a["text"].as_str().expect("text");
                 assert!(
-                    out.starts_with("gone "),
+                    out.starts_with("Exit code 0\ngone "),
                     "the cancelled call's process was ended: {a}"
                 );
             },

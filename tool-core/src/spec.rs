@@ -83,8 +83,16 @@ pub struct ToolSpec {
     pub description: Cow<'static, str>,
     /// The canonical input schema (JSON Schema draft 2020-12, root an object).
     pub input_schema: Arc<Value>,
-    /// The output schema, when the output type has one.
+    /// The output schema, when the output type has one (never for a
+    /// [`text_output`](field@ToolSpec::text_output) tool).
     pub output_schema: Option<Arc<Value>>,
+    /// Whether the tool's result is text by nature (a command's output, say): it declares no
+    /// output schema, and its results carry the text alone, with no structured content
+    /// (MCP's `structuredContent`), so a host that forwards only the structured content of
+    /// a result sends the model the text instead. Programs in the same process still get
+    /// the typed output ([`CallOutcome::result`](crate::CallOutcome::result), the activity
+    /// record, `toolsmith call`'s JSON). Default `false`; `#[tool(text_output)]` sets it.
+    pub text_output: bool,
     /// Modes the tool is offered in; empty means every mode.
     pub modes: Vec<Mode>,
     /// Permissions every call needs.
@@ -132,6 +140,7 @@ impl ToolSpec {
             description: description.into(),
             input_schema: Arc::new(serde_json::json!({"type": "object", "properties": {}})),
             output_schema: None,
+            text_output: false,
             modes: Vec::new(),
             permissions: PermissionSet::EMPTY,
             requires_approval: false,
@@ -230,6 +239,21 @@ impl ToolSpec {
     /// (see the field [`defer_loading`](field@ToolSpec::defer_loading)).
     pub fn defer_loading(mut self, v: bool) -> Self {
         self.defer_loading = v;
+        self
+    }
+
+    /// Sets whether the tool's result is text alone: no output schema, no structured
+    /// content (see the field [`text_output`](field@ToolSpec::text_output)).
+    ///
+    /// ```
+    /// use tool_core::ToolSpec;
+    /// let spec = ToolSpec::new("bash", "Run a shell command.").text_output(true);
+    /// assert!(spec.text_output && spec.output_schema.is_none());
+    /// assert!(spec.check().is_ok());
+    /// assert!(spec.output::<serde_json::Value>().check().is_err());
+    /// ```
+    pub fn text_output(mut self, v: bool) -> Self {
+        self.text_output = v;
         self
     }
 
@@ -373,7 +397,8 @@ impl ToolSpec {
             .unwrap_or_default()
     }
 
-    /// Checks the spec's own rules: names, aliases, a root object schema, the action set.
+    /// Checks the spec's own rules: names, aliases, a root object schema, the action set,
+    /// no output schema on a [`text_output`](field@ToolSpec::text_output) tool.
     pub fn check(&self) -> Result<(), SpecError> {
         validate_name(&self.name)?;
         for (i, alias) in self.aliases.iter().enumerate() {
@@ -403,6 +428,12 @@ impl ToolSpec {
             return Err(SpecError::Invalid {
                 tool: self.name.to_string(),
                 reason: format!("namespace `{ns}`: {reason}"),
+            });
+        }
+        if self.text_output && self.output_schema.is_some() {
+            return Err(SpecError::Invalid {
+                tool: self.name.to_string(),
+                reason: "a text_output tool declares no output schema; drop the output schema or text_output".to_owned(),
             });
         }
         if self.annotations.read_only && self.annotations.destructive {

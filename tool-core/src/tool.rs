@@ -58,7 +58,8 @@ pub trait Tool: Send + Sync + 'static {
     type Output: Serialize + Render + JsonSchema + Send + Sync + 'static;
 
     /// The tool's metadata. The input and output schemas are filled in from the types by
-    /// [`DynTool::spec`]; leave them at their defaults here.
+    /// [`DynTool::spec`] (no output schema for a
+    /// [`text_output`](field@ToolSpec::text_output) tool); leave them at their defaults here.
     fn spec(&self) -> ToolSpec;
 
     /// The input schema; by default derived from [`Tool::Input`].
@@ -121,7 +122,8 @@ impl<T: Tool> DynTool for T {
     fn spec(&self) -> ToolSpec {
         let mut spec = Tool::spec(self);
         spec.input_schema = Arc::new(self.input_schema());
-        if spec.output_schema.is_none() {
+        // A text_output tool declares none (its spec's check refuses one set by hand).
+        if spec.output_schema.is_none() && !spec.text_output {
             spec.output_schema = self.output_schema().map(Arc::new);
         }
         spec

@@ -180,6 +180,7 @@
 //! | `open_world` | flag | the tool reaches an open world (the web) |
 //! | `timeout` | `"30s"`, `"500ms"`, `"2m"`, `"1h"` | the default deadline of one call |
 //! | `error_context(..)` | parameter names | their given values are echoed into every error of the tool — validation, permission and approval errors as well as the tool's own — unless the error already has that field (seed 000's `web` echoes `query_or_url`); each must be a parameter of the tool |
+//! | `text_output` | flag | the result is text by nature (a command's output): no output schema, and results carry the text alone, no structured content (MCP's `structuredContent`) |
 //! | `defer_loading` | flag | providers with a tool search (Anthropic, OpenAI Responses) load the definition only when a search finds it |
 //! | `namespace` | `"files"` | the OpenAI Responses namespace the tool is grouped in, a name like a tool's |
 //! | `register` | `= false` | do not submit the tool to `inventory` (register it explicitly) |

@@ -75,6 +75,8 @@ pub(crate) struct ToolMeta {
     pub(crate) timeout_ms: Option<u64>,
     /// Parameter names echoed into every error (`error_context(..)`).
     pub(crate) error_context: Vec<String>,
+    /// The result is text alone: no output schema, no structured content (`text_output`).
+    pub(crate) text_output: bool,
     /// Providers with a tool search load the definition only when found (`defer_loading`).
     pub(crate) defer_loading: bool,
     /// The OpenAI Responses namespace (`namespace = "..."`).

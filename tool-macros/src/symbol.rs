@@ -18,6 +18,7 @@ pub(crate) mod tool {
     pub(crate) const OPEN_WORLD: &str = "open_world";
     pub(crate) const TIMEOUT: &str = "timeout";
     pub(crate) const ERROR_CONTEXT: &str = "error_context";
+    pub(crate) const TEXT_OUTPUT: &str = "text_output";
     pub(crate) const DEFER_LOADING: &str = "defer_loading";
     pub(crate) const NAMESPACE: &str = "namespace";
     pub(crate) const REGISTER: &str = "register";
@@ -43,6 +44,7 @@ pub(crate) mod tool {
         OPEN_WORLD,
         TIMEOUT,
         ERROR_CONTEXT,
+        TEXT_OUTPUT,
         DEFER_LOADING,
         NAMESPACE,
         REGISTER,

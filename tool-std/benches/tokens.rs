@@ -14,28 +14,28 @@
 //!   that forwards only the structured content when there is one (Claude Code, VS Code) sends
 //!   the model. `ratio` is structured / text.
 //!
-//! The fixtures are committed under `benches/fixtures/tokens/` (a snapshot of `tool-core`'s
-//! sources, an HTML page and a SearXNG answer) and copied into a temp dir, so the
-//! figures move only when the tools' output does. The web calls go to a loopback server that
-//! serves the page and plays SearXNG.
+//! The calls and their fixtures are `tests/tokens/calls.rs`, shared with the test that holds
+//! each result to its output schema and to 1.1x its text: the fixtures are committed under
+//! `benches/fixtures/tokens/` (a snapshot of `tool-core`'s sources, an HTML page and a
+//! SearXNG answer) and copied into a temp dir, so the figures move only when the tools'
+//! output does. The web calls go to a loopback server that serves the page and plays
+//! SearXNG. `TOKENS_DUMP=DIR` writes each call's two forms there, to look at.
 //!
 //! ```text
 //! cargo bench -p tool-std --bench tokens
 //! ```
 
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+#[path = "../tests/tokens/calls.rs"]
+mod calls;
 
-use serde_json::{Value, json};
+use std::path::Path;
+
 use tiktoken_rs::CoreBPE;
 use tool_core::provider::result::McpParts;
 use tool_core::provider::{Format, export, export_all};
-use tool_core::{ApproveAll, Registry, ResourcesTracker, Runtime, Session, ToolCall, ToolSpec};
-use tool_std::shell::{SandboxMode, ShellConfig};
-use tool_std::web::WebConfig;
-use tool_std::workspace::Workspace;
+use tool_core::{Registry, ResourcesTracker, ToolSpec};
+
+use calls::{Fixtures, tokens};
 
 /// The export formats a model is sent (the canonical `json` is toolsmith's own).
 const FORMATS: &[Format] = &[
@@ -47,58 +47,6 @@ const FORMATS: &[Format] = &[
     Format::Mcp,
     Format::Xml,
 ];
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/fixtures/tokens")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("create fixture dir");
-    for entry in std::fs::read_dir(from).expect("read fixture dir") {
-        let entry = entry.expect("fixture entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("file type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy fixture");
-        }
-    }
-}
-
-/// A loopback server: `/search?...` answers SearXNG's JSON, anything else the HTML page.
-fn serve_fixtures(page: String, searxng: String) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").expect("bind loopback");
-    let addr = listener.local_addr().expect("local addr");
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().expect("clone stream"));
-            let mut first = String::new();
-            if reader.read_line(&mut first).is_err() {
-                continue;
-            }
-            let mut line = String::new();
-            while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
-                line.clear();
-            }
-            let (ctype, body) = if first.contains("/search") {
-                ("application/json", &searxng)
-            } else {
-                ("text/html; charset=utf-8", &page)
-            };
-            let _ = write!(
-                stream,
-                "HTTP/1.1 200 OK\r\nContent-Type: {ctype}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    format!("http://{addr}")
-}
-
-fn tokens(bpe: &CoreBPE, text: &str) -> usize {
-    bpe.encode_ordinary(text).len()
-}
 
 fn definitions(bpe: &CoreBPE, specs: &[&ToolSpec]) {
     println!("## Definitions (o200k_base tokens)\n");
@@ -132,79 +80,15 @@ fn definitions(bpe: &CoreBPE, specs: &[&ToolSpec]) {
     println!();
 }
 
-fn results(bpe: &CoreBPE, rt: &tokio::runtime::Runtime, session: &Session) {
-    // (label, tool, arguments)
-    let calls: Vec<(&str, &str, Value)> = vec![
-        (
-            "grep content `fn ` (first 50)",
-            "grep",
-            json!({"pattern": "fn ", "path": "src"}),
-        ),
-        (
-            "grep content `Format::Gemini`, context 1",
-            "grep",
-            json!({"pattern": "Format::Gemini", "context": 1}),
-        ),
-        (
-            "grep files_with_matches `impl`",
-            "grep",
-            json!({"pattern": "impl", "output_mode": "files_with_matches"}),
-        ),
-        (
-            "grep count `fn `",
-            "grep",
-            json!({"pattern": "fn ", "output_mode": "count"}),
-        ),
-        (
-            "search `schema` (paths and lines)",
-            "search",
-            json!({"query": "schema"}),
-        ),
-        (
-            "read_file range (80 lines)",
-            "read_file",
-            json!({"paths": ["src/provider/openai.rs:40-119"]}),
-        ),
-        (
-            "read_file whole (352 lines)",
-            "read_file",
-            json!({"paths": ["src/runtime/mod.rs"]}),
-        ),
-        ("glob `**/*.rs`", "glob", json!({"pattern": "**/*.rs"})),
-        (
-            "list_directory depth 2",
-            "list_directory",
-            json!({"path": "src", "depth": 2}),
-        ),
-        (
-            "web search (10 results)",
-            "web",
-            json!({"action": "search", "query_or_url": "rust kill child process group timeout"}),
-        ),
-        (
-            "web fetch (loopback page)",
-            "web",
-            json!({"action": "fetch", "query_or_url": "PAGE"}),
-        ),
-        (
-            "bash `wc -l src/provider/*.rs`",
-            "bash",
-            json!({"command": "wc -l src/provider/*.rs"}),
-        ),
-    ];
+fn results(bpe: &CoreBPE, rt: &tokio::runtime::Runtime, fixtures: &Fixtures) {
     println!("## Results (o200k_base tokens)\n");
     println!("| call | text | structured | structured-only host | ratio |");
     println!("|---|---:|---:|---:|---:|");
-    let page_url = session_page_url();
-    for (label, tool, mut args) in calls {
-        if args["query_or_url"] == "PAGE" {
-            args["query_or_url"] = Value::String(page_url.clone());
-        }
-        session.clear_current_turn();
-        let outcome = rt.block_on(session.call(ToolCall::new("t", tool, args.to_string())));
+    for call in fixtures.calls() {
+        let label = call.label;
+        let outcome = rt.block_on(fixtures.run(&call));
         assert!(outcome.is_success(), "{label}: {}", outcome.to_json());
         let parts = McpParts::of(&outcome, &mut ResourcesTracker::new());
-        // `TOKENS_DUMP=DIR` writes each call's two forms there, to look at.
         if let Some(dir) = std::env::var_os("TOKENS_DUMP") {
             let stem = Path::new(&dir).join(label.replace(['/', '`', ' '], "_"));
             std::fs::write(stem.with_extension("txt"), &parts.text).expect("dump");
@@ -229,12 +113,6 @@ fn results(bpe: &CoreBPE, rt: &tokio::runtime::Runtime, session: &Session) {
     println!();
 }
 
-static PAGE_URL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-
-fn session_page_url() -> String {
-    format!("{}/guide/results", PAGE_URL.get().expect("server started"))
-}
-
 fn main() {
     // `cargo test --benches` runs this without `--bench`: nothing to check there.
     if !std::env::args().any(|a| a == "--bench") {
@@ -249,31 +127,10 @@ fn main() {
     specs.sort_by(|a, b| a.name.cmp(&b.name));
     definitions(&bpe, &specs);
 
-    let tmp = tempfile::tempdir().expect("temp dir");
-    let root = tmp.path().join("repo");
-    copy_dir(&fixtures().join("src"), &root.join("src"));
-    let read = |name: &str| std::fs::read_to_string(fixtures().join(name)).expect("fixture");
-    let base = serve_fixtures(read("page.html"), read("searxng.json"));
-    PAGE_URL.set(base.clone()).expect("set once");
-    let ws = Workspace::builder()
-        .root("repo", &root)
-        .build()
-        .expect("workspace");
-    let mut shell = ShellConfig::default();
-    // Off: the figures are of the result, the same with the sandbox on.
-    shell.sandbox.mode = SandboxMode::Off;
-    let web = WebConfig::from_options(Some(&format!("{base}/")), &["127.0.0.1"]).expect("web");
-    let session = Runtime::builder(registry)
-        .service(Arc::new(ws))
-        .service(Arc::new(shell))
-        .service(Arc::new(web))
-        .approver(ApproveAll)
-        .dedupe(false)
-        .build()
-        .session();
+    let fixtures = Fixtures::new(registry);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .expect("tokio");
-    results(&bpe, &rt, &session);
+    results(&bpe, &rt, &fixtures);
 }

@@ -16,7 +16,9 @@
 //!   and a call of any other tool is refused with the list of the tools offered.
 //! - `tools/call` runs the call through the runtime's whole path (validation, permissions,
 //!   the redundancy check, approval, deadline, activity records) and answers with text
-//!   content plus `structuredContent`. A tool error is an `isError: true` result whose text
+//!   content plus `structuredContent` (text alone for a tool whose result is text by nature,
+//!   [`ToolSpec::text_output`](field@crate::ToolSpec::text_output), which declares no
+//!   `outputSchema` either). A tool error is an `isError: true` result whose text
 //!   is the same JSON error the CLI prints, allowed values and suggestion included, so the
 //!   model can correct itself; unknown tools are answered the same way, with the tools that
 //!   exist and the nearest name.

@@ -2,7 +2,9 @@
 //!
 //! MCP takes JSON Schema 2020-12 as `inputSchema`, so the canonical schema goes out as it is.
 //! `outputSchema` is given only when the tool's output schema is an object (MCP requires an
-//! object there, and `structuredContent` is an object). The annotations carry every hint of
+//! object there, and `structuredContent` is an object); a
+//! [`text_output`](field@crate::ToolSpec::text_output) tool has none, and its results no
+//! `structuredContent`. The annotations carry every hint of
 //! the spec explicitly, so a client never falls back to MCP's defaults (which assume a
 //! destructive, open-world tool).
 

@@ -192,7 +192,7 @@ impl fmt::Display for Exported {
 
 /// The canonical spec as JSON (`json` format): name, title, description, input and output
 /// schemas, modes, permissions, approval, category, toolsets, aliases, annotations, timeout,
-/// actions, and `defer_loading` and `namespace` when set.
+/// actions, and `text_output`, `defer_loading` and `namespace` when set.
 pub fn canonical(spec: &ToolSpec) -> Value {
     let mut m = Map::new();
     m.insert("name".into(), Value::String(spec.name.to_string()));
@@ -236,6 +236,9 @@ pub fn canonical(spec: &ToolSpec) -> Value {
     }
     if let Some(a) = &spec.actions {
         m.insert("actions".into(), json(serde_json::to_value(a)));
+    }
+    if spec.text_output {
+        m.insert("text_output".into(), Value::Bool(true));
     }
     if spec.defer_loading {
         m.insert("defer_loading".into(), Value::Bool(true));

@@ -64,7 +64,7 @@ pub fn gemini_part(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Val
 
 /// MCP: a `CallToolResult`, `{"content": [{"type": "text", "text"}], "structuredContent"?,
 /// "isError"}`; `structuredContent` is the output's JSON when it is an object (never for
-/// errors).
+/// errors, nor for a [`text_output`](field@crate::ToolSpec::text_output) tool).
 pub fn mcp_result(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
     let parts = McpParts::of(outcome, tracker);
     let mut out = Map::new();
@@ -86,7 +86,8 @@ pub fn mcp_result(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Valu
 pub struct McpParts {
     /// The text content: the text for the model.
     pub text: String,
-    /// The structured content: the output's JSON when it is an object.
+    /// The structured content: the output's JSON when it is an object, unless the tool's
+    /// result is text alone ([`CallOutcome::text_output`]).
     pub structured: Option<Value>,
     /// Whether the call failed.
     pub is_error: bool,
@@ -97,6 +98,7 @@ impl McpParts {
     pub fn of(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> McpParts {
         let text = outcome.model_text(tracker);
         let structured = match &outcome.result {
+            Ok(_) if outcome.text_output => None,
             Ok(output) => output.value_once().ok().filter(Value::is_object),
             Err(_) => None,
         };

@@ -89,6 +89,7 @@ impl<'s> Call<'s> {
             steps.instrument(span.span().clone()).await
         };
         let ran = record.activity.is_some();
+        let text_output = record.entry.as_ref().is_some_and(|e| e.spec().text_output);
         let (result, tool, duplicate_of) = record.finish(result);
         span.finish(&result, ran);
         CallOutcome {
@@ -98,6 +99,7 @@ impl<'s> Call<'s> {
             result,
             duplicate_of,
             elapsed: self.started.elapsed(),
+            text_output,
         }
     }
 

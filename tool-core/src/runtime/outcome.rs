@@ -29,6 +29,11 @@ pub struct CallOutcome {
     pub duplicate_of: Option<String>,
     /// How long the call took.
     pub elapsed: Duration,
+    /// Whether the tool's result is text alone
+    /// ([`ToolSpec::text_output`](field@crate::ToolSpec::text_output)): its answer to a
+    /// provider carries no structured content. `false` for a call refused before its tool
+    /// was known.
+    pub text_output: bool,
 }
 
 impl CallOutcome {
@@ -53,6 +58,7 @@ impl CallOutcome {
             result: Err(error),
             duplicate_of: None,
             elapsed: Duration::ZERO,
+            text_output: false,
         }
     }
 

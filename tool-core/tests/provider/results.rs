@@ -149,3 +149,83 @@ fn import_errors_are_answered_in_the_provider_shape() {
             .starts_with("<tool_result tool=\"a&quot;&lt;b\">")
     );
 }
+
+/// A hand-written tool whose result is text by nature.
+struct Shout;
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Shouted {
+    r#type: &'static str,
+    text: String,
+}
+
+impl tool_core::Render for Shouted {
+    fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
+        Some(self.text.clone())
+    }
+}
+
+impl tool_core::Tool for Shout {
+    type Input = tool_core::NoArgs;
+    type Output = Shouted;
+    fn spec(&self) -> tool_core::ToolSpec {
+        tool_core::ToolSpec::new("shout", "Shout.").text_output(true)
+    }
+    async fn call(
+        &self,
+        _: &tool_core::ToolContext,
+        _: tool_core::NoArgs,
+    ) -> Result<Shouted, tool_core::ToolError> {
+        Ok(Shouted {
+            r#type: "shouted",
+            text: "HEY".to_owned(),
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_text_output_tool_is_answered_with_text_alone() {
+    let spec = tool_core::DynTool::spec(&Shout);
+    assert!(spec.text_output && spec.output_schema.is_none());
+    let registry = tool_core::Registry::builder()
+        .register(Shout)
+        .build()
+        .unwrap();
+    let s = session(registry);
+    let ok = s.call(ToolCall::new("call_1", "shout", "{}")).await;
+    assert!(ok.text_output);
+    let mut t = ResourcesTracker::new();
+    assert_eq!(
+        result::mcp_result(&ok, &mut t),
+        json!({"content": [{"type": "text", "text": "HEY"}], "isError": false})
+    );
+    // toolsmith's own form and the process keep the typed output.
+    assert_eq!(
+        provider::render_result(Format::Json, &ok, &mut t).as_json(),
+        Some(&json!({"call_id": "call_1", "tool": "shout",
+                     "result": {"type": "shouted", "text": "HEY"}}))
+    );
+    // An output schema beside text_output is refused at registration.
+    struct Both;
+    impl tool_core::Tool for Both {
+        type Input = tool_core::NoArgs;
+        type Output = Shouted;
+        fn spec(&self) -> tool_core::ToolSpec {
+            tool_core::ToolSpec::new("both", "Both.")
+                .text_output(true)
+                .output::<Shouted>()
+        }
+        async fn call(
+            &self,
+            _: &tool_core::ToolContext,
+            _: tool_core::NoArgs,
+        ) -> Result<Shouted, tool_core::ToolError> {
+            Err(tool_core::ToolError::user("never runs"))
+        }
+    }
+    let err = tool_core::Registry::builder()
+        .register(Both)
+        .build()
+        .unwrap_err();
+    assert!(err.to_string().contains("text_output"), "{err}");
+}

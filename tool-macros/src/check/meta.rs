@@ -59,6 +59,7 @@ pub(crate) fn tool_meta(
         open_world: flag(attrs.open_world),
         timeout_ms: attrs.timeout.map(|t| t.millis),
         error_context,
+        text_output: flag(attrs.text_output),
         defer_loading: flag(attrs.defer_loading),
         namespace,
         register: attrs.register.is_none_or(|f| f.value),

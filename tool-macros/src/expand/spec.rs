@@ -59,6 +59,9 @@ pub(super) fn builder(m: &ToolMeta) -> TokenStream {
     for p in &m.error_context {
         calls.push(quote!(.error_context(#p)));
     }
+    if m.text_output {
+        calls.push(quote!(.text_output(true)));
+    }
     if m.defer_loading {
         calls.push(quote!(.defer_loading(true)));
     }

@@ -8,7 +8,7 @@ use tool_core::ToolError;
 use super::config::SearchConfig;
 use super::detail::{DetailSpec, matches_of};
 use super::matcher::{self, Pattern, Stop, watched};
-use super::results::{GrepResults, Skipped, SummaryOf, grouped, summary};
+use super::results::{BUDGET_CUT, GrepResults, Skipped, SummaryOf, grouped, summary, walk_capped};
 use super::scan::{ScanSpec, Unit, scan};
 use super::walk::{Scope, WalkOptions, walk};
 use crate::workspace::Workspace;
@@ -215,11 +215,15 @@ pub(crate) fn run(
             interrupted: interrupted.is_some(),
             budget_cut,
         });
+        let mut notes = Vec::new();
+        if budget_cut {
+            notes.push(BUDGET_CUT.to_owned());
+        }
         if walked.capped {
-            text.push_str(&format!(
-                " The walk stopped after {} files; search a subdirectory.",
-                config.max_files_scanned
-            ));
+            let capped = walk_capped(config.max_files_scanned);
+            text.push(' ');
+            text.push_str(&capped);
+            notes.push(capped);
         }
         if let Some(paths) = &path_matches {
             let q = &req.pattern.text;
@@ -243,7 +247,9 @@ pub(crate) fn run(
             next_offset,
             skipped,
             interrupted,
+            note: (!notes.is_empty()).then(|| notes.join(" ")),
             summary: text,
+            context: before > 0 || after > 0,
         })
     })
 }

@@ -30,8 +30,14 @@
 //!   the same on every run, sorted by path then line, and the totals say whether they are
 //!   exact or lower bounds (`exact`). Only the shown matches are read again for their lines
 //!   and context.
-//! - **Seed 003's summary line.** Every answer ends with "Found 523 matches in 41 files,
-//!   showing first 50." and how to see more (`offset`, a narrower path, glob or type).
+//! - **Seed 003's summary line.** Every answer's text ends with "Found 523 matches in 41
+//!   files, showing first 50." and how to see more (`offset`, a narrower path, glob or type).
+//!   `grep`'s and `search`'s structured results say it in numbers instead (`total_matches`,
+//!   `total_files`, `exact`, `next_offset`), so they cost no more than the text
+//!   ([`GrepResults`]); `glob`'s keeps the sentence.
+//! - **ripgrep's line forms.** `N:text` for a match, `N-text` for a context line, in one
+//!   list per file; `--` between groups that are not adjacent in the text only when context
+//!   lines were asked for, as ripgrep prints it.
 //! - **No pattern can hang the agent.** A regex above [`SearchConfig::regex_size_limit`]
 //!   is refused when built; the search stops a little before the call's deadline (or at a
 //!   cancellation), within one search step even inside a large file, and answers with what it
@@ -62,15 +68,18 @@
 //! let session = Runtime::builder(registry).service(Arc::new(ws)).build().session();
 //!
 //! # tokio::runtime::Runtime::new()?.block_on(async {
-//! let found = session
+//! let outcome = session
 //!     .call(ToolCall::new("1", "grep", r#"{"pattern": "fn\\s+\\w+"}"#))
-//!     .await
-//!     .to_json();
+//!     .await;
+//! let found = outcome.to_json();
 //! assert_eq!(found["type"], "grep_results");
 //! // Each file's lines, `N:text` for a match.
 //! assert_eq!(found["matches"]["src/lib.rs"], serde_json::json!(["1:pub fn run() {}"]));
 //! assert_eq!(found["matches"]["src/main.rs"], serde_json::json!(["1:fn main() {"]));
-//! assert_eq!(found["summary"], "Found 2 matches in 2 files.");
+//! assert_eq!((found["total_matches"].as_u64(), found["exact"].as_bool()), (Some(2), Some(true)));
+//! // The text for the model ends with the summary line.
+//! let text = outcome.model_text(&mut tool_core::ResourcesTracker::new());
+//! assert!(text.ends_with("\n\nFound 2 matches in 2 files.\n"), "{text}");
 //!
 //! let files = session
 //!     .call(ToolCall::new("2", "glob", r#"{"pattern": "**/*.rs"}"#))

@@ -10,11 +10,28 @@
 //! bounded captures; on its timeout, or when the call is cancelled, the whole group is ended
 //! and the answer says so, with what was printed until then.
 //!
-//! A command's output is text by nature; the tool still declares an output schema, because
-//! a program needs `return_code`, `status` and stdout apart from stderr. The structured form
-//! costs the text plus a fixed 30-odd tokens for those fields (fields without news, such as
-//! an empty stderr, are left out): 147 `o200k_base` tokens against 114 for a 13-line output
-//! on the token benchmark, the same margin for a long one.
+//! # Text, not structured content
+//!
+//! A command's output is text by nature, so `bash` is a `text_output` tool: it declares no
+//! output schema, and its results reach a provider as text alone (no MCP
+//! `structuredContent`). The text says everything a reader needs, in a fixed layout: the
+//! first line `Exit code N` (`(ended by signal S)` after it, or `Timed out ...` /
+//! `Cancelled ...` instead), then stdout, then `[stderr]` and stderr, then the note; MCP's
+//! `isError` is set unless the command exited with code 0. In the same process the typed
+//! [`CommandResult`] is still the call's result (`CallOutcome::result`, the activity record,
+//! `toolsmith call`'s JSON).
+//!
+//! Measured in `o200k_base` tokens (`cargo bench -p tool-std --bench tokens`), the fields a
+//! structured form adds cost a fixed amount that the text does not carry, which a host that
+//! forwards only structured content would send instead of the text:
+//!
+//! | result | text | every field | `type`, `return_code`, `output` only |
+//! |---|---:|---:|---:|
+//! | `wc -l src/provider/*.rs` (13 lines) | 114 | 147 (1.29x) | 123 (1.08x) |
+//! | `echo hi` | 7 | 40 (5.7x) | 16 (2.3x) |
+//!
+//! Most commands print a few lines, where even the smallest structured form costs twice the
+//! text; so the text alone it is.
 
 use std::time::{Duration, Instant};
 
@@ -37,7 +54,9 @@ const DEADLINE_MARGIN: Duration = Duration::from_millis(200);
 const SHOWN_COMMAND_CHARS: usize = 80;
 
 /// What `bash` ran and how it ended. A non-zero exit is a result, not an error: the model
-/// reads `return_code`, `output` and `error`.
+/// reads the exit code, stdout and stderr in the text ([`Render::render`]), where the tool's
+/// result goes out as text alone (see the [module documentation](self)); a program in the
+/// same process reads these fields.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CommandResult {
     /// Always `command_result`.
@@ -575,7 +594,8 @@ fn shorten(text: &str, max: usize) -> String {
     requires_approval,
     destructive,
     open_world,
-    timeout = "10m"
+    timeout = "10m",
+    text_output
 )]
 pub async fn bash(
     ctx: &ToolContext,

@@ -25,9 +25,15 @@
 //!   model reads at most [`ShellConfig::max_output_chars`] (30,000) characters, the middle
 //!   replaced by an "omitted N lines" marker.
 //! - **A result, not an error.** A non-zero exit, a timeout and a cancellation are answers the
-//!   model reads (`status`, `return_code`, the output so far). Errors are for calls that ran
+//!   model reads (the exit code or how it ended, the output so far). Errors are for calls that ran
 //!   nothing: a refused command (`security_error`, with a `suggestion`), a working directory
 //!   outside the roots, a timeout above the limit, a tool the host disabled.
+//! - **Text, not structured content.** A command's output is text by nature: `bash` is a
+//!   `text_output` tool (no output schema, no MCP `structuredContent`; the fields a
+//!   structured form would add cost a host that forwards only structured content more than
+//!   the text itself for most commands, see [`bash`](mod@bash)). The text gives the exit
+//!   code first, then stdout, then `[stderr]` and stderr; the typed [`CommandResult`] stays
+//!   the result in the process.
 //! - **The description is the display message.** A call's `description` (5-10 words) is set
 //!   as the activity's display message while it runs (seed 002); without one, the start of
 //!   the command is shown.

@@ -25,7 +25,7 @@ fn fixture() -> Fixture {
 #[tokio::test]
 async fn case_is_insensitive_by_default_and_exact_on_request() {
     let f = fixture();
-    let v = f.call("grep", json!({"pattern": "answer"})).await;
+    let (v, summary) = f.call_summary("grep", json!({"pattern": "answer"})).await;
     assert_eq!(
         match_lines(&v),
         [
@@ -37,7 +37,8 @@ async fn case_is_insensitive_by_default_and_exact_on_request() {
             "web/app.tsx:1"
         ]
     );
-    assert_eq!(v["summary"], "Found 6 matches in 6 files.");
+    assert_eq!(summary, "Found 6 matches in 6 files.");
+    assert!(v.get("summary").is_none(), "the numbers say it: {v}");
     let v = f
         .call("grep", json!({"pattern": "answer", "case_sensitive": true}))
         .await;
@@ -107,8 +108,8 @@ async fn globs_include_and_exclude_relative_to_path() {
 async fn output_modes() {
     let f = fixture();
     f.write("many.txt", "answer\nanswer answer\nno\nanswer\n");
-    let v = f
-        .call(
+    let (v, summary) = f
+        .call_summary(
             "grep",
             json!({"pattern": "answer", "output_mode": "files_with_matches"}),
         )
@@ -120,14 +121,14 @@ async fn output_modes() {
         v["files"][0].is_string() && v.get("counts").is_none(),
         "{v}"
     );
-    assert_eq!(v["summary"], "Found 7 files with matches.");
-    let v = f
-        .call("grep", json!({"pattern": "answer", "output_mode": "count"}))
+    assert_eq!(summary, "Found 7 files with matches.");
+    let (v, summary) = f
+        .call_summary("grep", json!({"pattern": "answer", "output_mode": "count"}))
         .await;
     assert_eq!(v["counts"]["many.txt"], 3, "{v}");
     assert!(v.get("files").is_none(), "{v}");
     assert_eq!(v["total_matches"], 9);
-    assert_eq!(v["summary"], "Found 9 matches in 7 files.");
+    assert_eq!(summary, "Found 9 matches in 7 files.");
     let v = f
         .call("grep", json!({"pattern": "x", "output_mode": "lines"}))
         .await;
@@ -154,12 +155,37 @@ async fn context_lines_before_and_after() {
         )
         .await;
     assert_eq!(file_lines(&v, "a.txt"), ["1:line 1", "2-line 2"]);
-    let (_, text) = f
+    let (v, text) = f
         .call_text("grep", json!({"pattern": "^line (5|6|15)$", "context": 1}))
         .await;
     assert_eq!(
         text,
         "a.txt\n4-line 4\n5:line 5\n6:line 6\n7-line 7\n--\n14-line 14\n15:line 15\n16-line 16\n\nFound 3 matches in 1 file.\n"
+    );
+    // The structured lines carry no `--`: the gap in the numbers parts the groups.
+    assert_eq!(
+        file_lines(&v, "a.txt"),
+        [
+            "4-line 4",
+            "5:line 5",
+            "6:line 6",
+            "7-line 7",
+            "14-line 14",
+            "15:line 15",
+            "16-line 16"
+        ]
+    );
+    // Without context lines, no `--` in the text either (as ripgrep prints it).
+    let (v, text) = f
+        .call_text("grep", json!({"pattern": "^line (5|6|15)$"}))
+        .await;
+    assert_eq!(
+        text,
+        "a.txt\n5:line 5\n6:line 6\n15:line 15\n\nFound 3 matches in 1 file.\n"
+    );
+    assert_eq!(
+        file_lines(&v, "a.txt"),
+        ["5:line 5", "6:line 6", "15:line 15"]
     );
 }
 
@@ -195,8 +221,8 @@ async fn summary_and_paging_with_offset() {
         f.write(&format!("f{i}.txt"), body);
     }
     // 60 matches in 10 files: the first 25 are the first four files and one line of the fifth.
-    let v = f
-        .call("grep", json!({"pattern": "hit", "max_results": 25}))
+    let (v, summary) = f
+        .call_summary("grep", json!({"pattern": "hit", "max_results": 25}))
         .await;
     let shown = match_lines(&v);
     assert_eq!(shown.len(), 25);
@@ -204,7 +230,7 @@ async fn summary_and_paging_with_offset() {
     assert_eq!(v["next_offset"], 25);
     assert_eq!(v["exact"], false);
     assert_eq!(
-        v["summary"],
+        summary,
         "Found at least 30 matches in 5 files, showing first 25. The search stopped once it had the results shown, so the totals are lower bounds. To see more, call again with offset: 25, or narrow the search with a more specific path, glob or file_type."
     );
     let v = f
@@ -218,8 +244,8 @@ async fn summary_and_paging_with_offset() {
         ("f4.txt".to_owned(), 2, "hit 4 1".to_owned())
     );
     assert_eq!(v["offset"], 25);
-    let v = f
-        .call(
+    let (v, summary) = f
+        .call_summary(
             "grep",
             json!({"pattern": "hit", "max_results": 25, "offset": 50}),
         )
@@ -227,11 +253,11 @@ async fn summary_and_paging_with_offset() {
     assert_eq!(match_lines(&v).len(), 10);
     assert_eq!(v["exact"], true);
     assert!(v.get("next_offset").is_none(), "{v}");
-    assert_eq!(v["summary"], "Found 60 matches in 10 files, showing 51-60.");
-    let v = f
-        .call("grep", json!({"pattern": "hit", "max_results": 1000}))
+    assert_eq!(summary, "Found 60 matches in 10 files, showing 51-60.");
+    let (_, summary) = f
+        .call_summary("grep", json!({"pattern": "hit", "max_results": 1000}))
         .await;
-    assert_eq!(v["summary"], "Found 60 matches in 10 files.");
+    assert_eq!(summary, "Found 60 matches in 10 files.");
     // The default is 50.
     let v = f.call("grep", json!({"pattern": "hit"})).await;
     assert_eq!(match_lines(&v).len(), 50);
@@ -241,8 +267,11 @@ async fn summary_and_paging_with_offset() {
         .await;
     assert_eq!(file_paths(&v), ["f3.txt", "f4.txt", "f5.txt"]);
     assert_eq!(v["next_offset"], 6);
-    let v = f.call("grep", json!({"pattern": "nothing here"})).await;
-    assert_eq!(v["summary"], "No matches for `nothing here` in `.`.");
+    let (v, summary) = f
+        .call_summary("grep", json!({"pattern": "nothing here"}))
+        .await;
+    assert_eq!(summary, "No matches for `nothing here` in `.`.");
+    assert_eq!((&v["total_files"], &v["exact"]), (&json!(0), &json!(true)));
 }
 
 #[tokio::test]
@@ -339,17 +368,19 @@ async fn output_is_bounded_by_the_configured_size() {
     config.max_output_chars = 2_000;
     let f = Fixture::with(config, None);
     f.write("a.txt", format!("{}\n", "needle ".repeat(60)).repeat(100));
-    let v = f
-        .call("grep", json!({"pattern": "needle", "max_results": 100}))
+    let (v, summary) = f
+        .call_summary("grep", json!({"pattern": "needle", "max_results": 100}))
         .await;
     let shown = match_lines(&v).len();
     assert!((1..100).contains(&shown), "{shown}");
     assert_eq!(v["next_offset"], shown, "{v}");
     assert!(
-        v["summary"]
-            .as_str()
-            .unwrap()
-            .contains("The output size limit cut the list short."),
+        summary.contains("The output size limit cut the list short."),
+        "{summary}"
+    );
+    // The structured answer says it in its note.
+    assert_eq!(
+        v["note"], "The output size limit cut the list short.",
         "{v}"
     );
 }

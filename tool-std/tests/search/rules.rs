@@ -122,16 +122,10 @@ async fn binary_files_are_skipped_and_counted() {
     let mut late = "needle\n".repeat(20_000).into_bytes();
     late.push(0);
     f.write("late.bin", late);
-    let v = f.call("grep", json!({"pattern": "needle"})).await;
+    let (v, summary) = f.call_summary("grep", json!({"pattern": "needle"})).await;
     assert_eq!(match_paths(&v), ["text.txt"]);
     assert_eq!(v["skipped"]["binary"], 2, "{v}");
-    assert!(
-        v["summary"]
-            .as_str()
-            .unwrap()
-            .ends_with("Skipped 2 binary files."),
-        "{v}"
-    );
+    assert!(summary.ends_with("Skipped 2 binary files."), "{summary}");
 }
 
 #[tokio::test]
@@ -139,16 +133,10 @@ async fn files_above_the_size_limit_are_skipped_and_counted() {
     let f = Fixture::new();
     f.write("small.txt", "needle\n");
     f.write("big.txt", "needle\n".repeat(200_000));
-    let v = f.call("grep", json!({"pattern": "needle"})).await;
+    let (v, summary) = f.call_summary("grep", json!({"pattern": "needle"})).await;
     assert_eq!(match_paths(&v), ["small.txt"]);
     assert_eq!(v["skipped"]["too_large"], 1, "{v}");
-    assert!(
-        v["summary"]
-            .as_str()
-            .unwrap()
-            .contains("Skipped 1 file over 1 MB."),
-        "{v}"
-    );
+    assert!(summary.contains("Skipped 1 file over 1 MB."), "{summary}");
     let mut config = SearchConfig::default();
     config.max_file_bytes = 4 * 1024 * 1024;
     let g = Fixture::with(config, None);

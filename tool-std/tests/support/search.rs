@@ -57,6 +57,19 @@ impl Fixture {
     pub(crate) async fn call_text(&self, tool: &str, args: Value) -> (Value, String) {
         super::call_text(&self.session, tool, args).await
     }
+
+    /// Calls a tool and returns the JSON answer and the summary line that ends its text
+    /// (`grep`'s and `search`'s structured answers leave the sentence out).
+    pub(crate) async fn call_summary(&self, tool: &str, args: Value) -> (Value, String) {
+        let (v, text) = self.call_text(tool, args).await;
+        let summary = text
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap_or_default()
+            .to_owned();
+        (v, summary)
+    }
 }
 
 pub(crate) fn session_for(
