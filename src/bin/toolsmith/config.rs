@@ -225,11 +225,8 @@ impl Config {
                 }
             }
             for host in bash.network_hosts.iter().flatten() {
-                let mut sandbox = tool_std::shell::SandboxConfig::default();
-                sandbox.network_hosts = vec![host.get_ref().clone()];
-                if let Err(why) = sandbox.check_network_hosts() {
-                    return Err(self.error_at(host.span(), &why));
-                }
+                tool_std::shell::sandbox::check_network_host(host.get_ref())
+                    .map_err(|why| self.error_at(host.span(), &why))?;
             }
         }
         if let Some(w) = f.web.as_ref().and_then(|w| w.search_window.as_ref())

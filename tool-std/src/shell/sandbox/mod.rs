@@ -124,7 +124,8 @@
 //!   a command can connect to the proxy's port number on any address (the kernel picks the
 //!   port at random when the proxy starts; nothing else of the host is reachable). Clients
 //!   that ignore the proxy variables reach nothing. The proxy resolves names itself, so a
-//!   listed name is trusted wherever it points.
+//!   listed name is trusted wherever it points; and any local process can use it, to the
+//!   same listed hosts.
 
 mod apply;
 mod plan;
@@ -300,10 +301,9 @@ impl SandboxConfig {
     /// Checks every entry of [`network_hosts`](Self::network_hosts); the error names the
     /// first bad one and says what to write.
     pub fn check_network_hosts(&self) -> Result<(), String> {
-        for host in &self.network_hosts {
-            proxy::HostPattern::parse(host)?;
-        }
-        Ok(())
+        self.network_hosts
+            .iter()
+            .try_for_each(|h| check_network_host(h))
     }
 
     /// The helper program: [`SandboxConfig::helper`]; else this executable when its `main`
@@ -361,6 +361,13 @@ impl SandboxConfig {
         }
         out
     }
+}
+
+/// Checks one entry of [`SandboxConfig::network_hosts`]: a name (`crates.io`), `*.` and a
+/// domain (`*.github.com`), an address (`127.0.0.1`, `[::1]`), each optionally with
+/// `:port`. The error says what is wrong and what to write.
+pub fn check_network_host(host: &str) -> Result<(), String> {
+    proxy::check(host)
 }
 
 static DISPATCHED: AtomicBool = AtomicBool::new(false);

@@ -106,6 +106,11 @@ impl HostPattern {
     }
 }
 
+/// Checks one entry of an allow-list of hosts.
+pub(crate) fn check(host: &str) -> Result<(), String> {
+    HostPattern::parse(host).map(drop)
+}
+
 /// The port of the proxy for `hosts`, started when there is none yet.
 pub(crate) fn port_for(hosts: &[String]) -> Result<u16, String> {
     static STARTED: Mutex<Vec<(Vec<String>, u16)>> = Mutex::new(Vec::new());
@@ -340,6 +345,39 @@ mod tests {
         ] {
             assert!(HostPattern::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    /// Sends `request` to a proxy for `127.0.0.1:1` and returns its answer.
+    fn ask(request: &[u8]) -> String {
+        use std::io::{Read, Write};
+        let port = port_for(&["127.0.0.1:1".to_owned()]).unwrap();
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        // The proxy may answer and close before it has read everything.
+        let _ = stream.write_all(request);
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    }
+
+    #[test]
+    fn the_proxy_refuses_unlisted_hosts_bad_requests_and_overlong_heads() {
+        let answer = ask(b"CONNECT 127.0.0.1:2 HTTP/1.1\r\nHost: x\r\n\r\n");
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(answer.contains("127.0.0.1:2 is not among"), "{answer}");
+        assert!(answer.contains("(127.0.0.1:1)"), "names the list: {answer}");
+        let answer = ask(b"GET /relative HTTP/1.1\r\n\r\n");
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        let mut long = b"GET http://127.0.0.1:1/ HTTP/1.1\r\nX: ".to_vec();
+        long.extend(std::iter::repeat_n(b'a', MAX_PROXY_HEAD + 10));
+        let answer = ask(&long);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+        assert!(answer.contains("no complete request head"), "{answer}");
+        // A listed host that is not listening: the proxy says so.
+        let answer = ask(b"GET http://127.0.0.1:1/ HTTP/1.1\r\n\r\n");
+        assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
     }
 
     #[test]
