@@ -66,8 +66,8 @@ impl std::error::Error for NotConfined {}
 
 /// Starts `command` from a new thread that confines itself with `plan` first, so that the
 /// command inherits the restrictions and no other thread of this process gets them. The
-/// thread ends once the command is started; when the call went away meanwhile, it ends the
-/// command's group itself.
+/// thread ends once the command is started; should the call go away before it takes the
+/// command, the command's group is ended (see [`Handover`]).
 async fn spawn_confined(mut command: Command, plan: Arc<sandbox::Plan>) -> io::Result<Child> {
     let runtime = tokio::runtime::Handle::current();
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
@@ -76,9 +76,33 @@ async fn spawn_confined(mut command: Command, plan: Arc<sandbox::Plan>) -> io::R
         let _runtime = runtime.enter();
         let started = confined
             .map_err(|why| io::Error::other(NotConfined(why)))
-            .and_then(|()| command.spawn());
-        if let Err(Ok(mut child)) = started_tx.send(started) {
-            // The call went away meanwhile: end what was started.
+            .and_then(|()| command.spawn())
+            .map(|child| Handover(Some(child)));
+        // When the call has gone, the handover comes back here and is dropped.
+        let _ = started_tx.send(started);
+    })
+    .map_err(|why| io::Error::other(NotConfined(why)))?;
+    started_rx
+        .await
+        .map_err(|_| io::Error::other("the sandbox's thread ended without starting the command"))??
+        .take()
+        .ok_or_else(|| io::Error::other("the command was handed over twice"))
+}
+
+/// A command started on the sandbox's thread, on its way to the call: if it is dropped
+/// before the call takes it (the call was cancelled meanwhile, anywhere between the send and
+/// the receipt), the command's group is killed, so no command runs on that nobody waits for.
+struct Handover(Option<Child>);
+
+impl Handover {
+    fn take(mut self) -> Option<Child> {
+        self.0.take()
+    }
+}
+
+impl Drop for Handover {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
             if let Some(group) = child
                 .id()
                 .and_then(|id| i32::try_from(id).ok())
@@ -88,11 +112,7 @@ async fn spawn_confined(mut command: Command, plan: Arc<sandbox::Plan>) -> io::R
             }
             let _ = child.start_kill();
         }
-    })
-    .map_err(|why| io::Error::other(NotConfined(why)))?;
-    started_rx
-        .await
-        .map_err(|_| io::Error::other("the sandbox's thread ended without starting the command"))?
+    }
 }
 
 /// How the command ended.
@@ -482,6 +502,48 @@ mod tests {
 
     fn env(path: &str) -> Vec<(String, String)> {
         vec![("PATH".to_owned(), path.to_owned())]
+    }
+
+    /// A handover dropped before the call took it kills the command's whole group: the
+    /// shell and the child it started, each checked by its pid.
+    #[tokio::test]
+    async fn a_command_nobody_took_is_ended_with_its_group() {
+        let mut child = Command::new("sh")
+            .args(["-c", "sleep 30 & echo $!; wait"])
+            .stdout(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .expect("sh");
+        let shell = Pid::from_raw(i32::try_from(child.id().unwrap()).unwrap()).unwrap();
+        let mut line = String::new();
+        let mut out = child.stdout.take().unwrap();
+        let mut buf = [0u8; 64];
+        while !line.ends_with('\n') {
+            let n = out.read(&mut buf).await.expect("read");
+            assert!(n > 0, "the shell printed no pid");
+            line.push_str(std::str::from_utf8(&buf[..n]).unwrap());
+        }
+        let sleeper = Pid::from_raw(line.trim().parse().unwrap()).unwrap();
+        let group = Group::new(shell.as_raw_nonzero().get()).unwrap();
+        assert!(group.exists());
+        drop(Handover(Some(child)));
+        let gone = |pid: Pid| {
+            // Gone, or a zombie waiting to be reaped.
+            std::fs::read_to_string(format!("/proc/{}/stat", pid.as_raw_nonzero())).map_or(
+                true,
+                |stat| {
+                    stat.rsplit(')')
+                        .next()
+                        .is_some_and(|s| s.trim_start().starts_with('Z'))
+                },
+            )
+        };
+        let end = Instant::now() + Duration::from_secs(5);
+        while !(gone(shell) && gone(sleeper)) && Instant::now() < end {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(gone(shell), "the shell still runs");
+        assert!(gone(sleeper), "the shell's child still runs");
     }
 
     #[test]
