@@ -73,6 +73,33 @@ fn list_reports_the_sandbox_and_commands_run_inside_it() {
 
     let out = toolsmith(dir.path(), &["--root", root, "--bash-network", "list"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("network on"));
+    let out = toolsmith(
+        dir.path(),
+        &["--root", root, "--bash-network-host", "crates.io", "list"],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("network off but for crates.io through a proxy"),
+        "{stderr}"
+    );
+    let out = toolsmith(
+        dir.path(),
+        &[
+            "--root",
+            root,
+            "--bash-network-host",
+            "a b",
+            "call",
+            "list_projects",
+            "{}",
+        ],
+    );
+    assert_eq!(code(&out), 2);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--bash-network-host: `a b`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let out = toolsmith(dir.path(), &["--bash-sandbox", "maybe", "list"]);
     assert_eq!(code(&out), 2);
 }

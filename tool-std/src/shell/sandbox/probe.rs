@@ -23,6 +23,9 @@ pub struct SandboxStatus {
     pub mount_namespace: bool,
     /// Whether commands may use the network.
     pub network: bool,
+    /// The hosts commands reach through the proxy while the network is off
+    /// ([`SandboxConfig::network_hosts`]).
+    pub network_hosts: Vec<String>,
     /// Why the sandbox is unavailable.
     pub reason: Option<String>,
 }
@@ -50,16 +53,20 @@ impl std::fmt::Display for SandboxStatus {
                 self.reason.as_deref().unwrap_or("unknown reason")
             );
         }
+        let network = match (self.network, self.network_hosts.as_slice()) {
+            (true, _) => "on".to_owned(),
+            (false, []) => "off".to_owned(),
+            (false, hosts) => format!("off but for {} through a proxy", hosts.join(", ")),
+        };
         write!(
             f,
-            "on (Landlock ABI {}, seccomp, {}; network {})",
+            "on (Landlock ABI {}, seccomp, {}; network {network})",
             self.landlock_abi.unwrap_or(0),
             if self.mount_namespace {
                 "mount namespaces"
             } else {
                 "no mount namespaces: calls with protected paths in a read-write root are refused"
             },
-            if self.network { "on" } else { "off" }
         )
     }
 }
@@ -77,6 +84,7 @@ pub(super) fn status(config: &SandboxConfig) -> SandboxStatus {
         landlock_abi: None,
         mount_namespace: false,
         network: config.network,
+        network_hosts: config.network_hosts.clone(),
         reason: None,
     };
     if config.mode == SandboxMode::Off {
