@@ -3,12 +3,13 @@
 //! A call is checked before anything runs: the host's [`ShellConfig`] (enabled, allowed
 //! prefixes, the timeout limit), the [refused list](super::security), and `working_dir`,
 //! which the [`Workspace`] resolves to a directory inside a root. The command then runs as
-//! `bash -c COMMAND`: its own process group, stdin closed, an
-//! allow-listed environment, and (unless the host turned it off) inside the
-//! [sandbox](mod@super::sandbox): the shell is started through the sandbox's helper, which
-//! restricts itself and then execs it; `TMPDIR` is the call's own directory, removed after. Its lines are streamed as `TOOL_OUTPUT_CHUNK` events and kept in
-//! bounded captures; on its timeout, or when the call is cancelled, the whole group is ended
-//! and the answer says so, with what was printed until then.
+//! `bash -c COMMAND`: its own process group, stdin closed, an allow-listed environment, and
+//! (unless the host turned it off) inside the [sandbox](mod@super::sandbox): the shell is
+//! started from a thread of the server that confined itself for the call (or through the
+//! sandbox's helper, which confines itself and then execs it); `TMPDIR` is the call's own
+//! directory, removed after. Its lines are streamed as `TOOL_OUTPUT_CHUNK` events and kept
+//! in bounded captures; on its timeout, or when the call is cancelled, the whole group is
+//! ended and the answer says so, with what was printed until then.
 //!
 //! # Text, not structured content
 //!

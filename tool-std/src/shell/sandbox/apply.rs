@@ -147,9 +147,8 @@ fn mount_all(plan: &Plan) -> Result<(), String> {
 /// The capabilities a command started by root loses: with them it could read other
 /// processes' memory maps and environments (`/proc/<pid>/environ`, the server's included,
 /// which Landlock keeps from a command without them), load programs into the kernel, or
-/// reach devices.
-/// Each is taken out of the bounding set, so the shell `exec`'d next does not get it. A
-/// process not running as root has none of them after `exec` anyway.
+/// reach devices. Each is taken out of the bounding set, so the shell `exec`'d next does not
+/// get it. A process not running as root has none of them after `exec` anyway.
 fn drop_capabilities() -> Result<(), String> {
     use rustix::thread::CapabilitySet as C;
     if !rustix::process::geteuid().is_root() {

@@ -51,31 +51,11 @@ impl HostPattern {
                  optionally `:port`"
             )
         };
-        let text = text.trim();
-        let (host, port) = if let Some(rest) = text.strip_prefix('[') {
-            let (v6, after) = rest.split_once(']').ok_or_else(|| bad("no closing `]`"))?;
-            let port = match after.strip_prefix(':') {
-                Some(p) => Some(p),
-                None if after.is_empty() => None,
-                None => return Err(bad("text after `]`")),
-            };
-            (v6.to_owned(), port)
-        } else {
-            match text.rsplit_once(':') {
-                Some((h, p)) if !h.contains(':') => (h.to_owned(), Some(p)),
-                Some(_) => return Err(bad("an IPv6 address goes in brackets")),
-                None => (text.to_owned(), None),
-            }
-        };
+        let (host, port) = split_host_port(text.trim()).map_err(bad)?;
         let port = port
-            .map(|p| {
-                p.parse::<u16>()
-                    .ok()
-                    .filter(|&p| p != 0)
-                    .ok_or_else(|| bad("bad port"))
-            })
+            .map(|p| parse_port(p).ok_or_else(|| bad("bad port")))
             .transpose()?;
-        let name = host.strip_prefix("*.").unwrap_or(&host);
+        let name = host.strip_prefix("*.").unwrap_or(host);
         let valid = !name.is_empty()
             && name.len() <= 253
             && name
@@ -102,6 +82,16 @@ impl HostPattern {
                 .strip_suffix(domain)
                 .is_some_and(|sub| sub.len() > 1 && sub.ends_with('.')),
             None => host == self.host,
+        }
+    }
+
+    /// How the list names this pattern.
+    fn shown(&self) -> String {
+        match (self.host.contains(':'), self.port) {
+            (true, Some(p)) => format!("[{}]:{p}", self.host),
+            (true, None) => format!("[{}]", self.host),
+            (false, Some(p)) => format!("{}:{p}", self.host),
+            (false, None) => self.host.clone(),
         }
     }
 }
@@ -224,25 +214,43 @@ pub(crate) fn parse_head(head: &[u8]) -> Result<Wanted, String> {
     })
 }
 
+/// The host and port of a request's target (`host:port`, `[v6]:port`, with `user@` before
+/// it left out); `default_port` where none is given.
 fn split_authority(authority: &str, default_port: Option<u16>) -> Result<(String, u16), String> {
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
-    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
-        let (v6, after) = rest.split_once(']').ok_or("a bad address")?;
-        (v6, after.strip_prefix(':'))
-    } else {
-        match authority.rsplit_once(':') {
-            Some((h, p)) => (h, Some(p)),
-            None => (authority, None),
-        }
-    };
+    let (host, port) = split_host_port(authority)?;
     let port = match port {
-        Some(p) => p.parse().map_err(|_| "a bad port".to_owned())?,
+        Some(p) => parse_port(p).ok_or("a bad port")?,
         None => default_port.ok_or("no port")?,
     };
     if host.is_empty() {
         return Err("no host".to_owned());
     }
     Ok((host.to_owned(), port))
+}
+
+/// Splits `host`, `host:port`, `[v6]` or `[v6]:port` into the host (without brackets) and
+/// the port's text; an IPv6 address must be in brackets.
+fn split_host_port(text: &str) -> Result<(&str, Option<&str>), &'static str> {
+    if let Some(rest) = text.strip_prefix('[') {
+        let (v6, after) = rest.split_once(']').ok_or("no closing `]`")?;
+        match after.strip_prefix(':') {
+            Some(port) => Ok((v6, Some(port))),
+            None if after.is_empty() => Ok((v6, None)),
+            None => Err("text after `]`"),
+        }
+    } else {
+        match text.rsplit_once(':') {
+            Some((host, _)) if host.contains(':') => Err("an IPv6 address goes in brackets"),
+            Some((host, port)) => Ok((host, Some(port))),
+            None => Ok((text, None)),
+        }
+    }
+}
+
+/// A port other than 0.
+fn parse_port(text: &str) -> Option<u16> {
+    text.parse().ok().filter(|&p| p != 0)
 }
 
 async fn serve(mut client: TcpStream, patterns: &[HostPattern]) -> std::io::Result<()> {
@@ -300,17 +308,6 @@ async fn serve(mut client: TcpStream, patterns: &[HostPattern]) -> std::io::Resu
     upstream.write_all(&body_start).await?;
     tokio::io::copy_bidirectional(&mut client, &mut upstream).await?;
     Ok(())
-}
-
-impl HostPattern {
-    fn shown(&self) -> String {
-        match (self.host.contains(':'), self.port) {
-            (true, Some(p)) => format!("[{}]:{p}", self.host),
-            (true, None) => format!("[{}]", self.host),
-            (false, Some(p)) => format!("{}:{p}", self.host),
-            (false, None) => self.host.clone(),
-        }
-    }
 }
 
 async fn refuse(client: &mut TcpStream, status: &str, why: &str) -> std::io::Result<()> {
@@ -400,6 +397,8 @@ mod tests {
             &b"GET /relative HTTP/1.1"[..],
             b"GET https://example.com/ HTTP/1.1",
             b"CONNECT example.com HTTP/1.1",
+            b"CONNECT ::1:80 HTTP/1.1",
+            b"CONNECT example.com:0 HTTP/1.1",
             b"GARBAGE",
         ] {
             assert!(parse_head(bad).is_err(), "{}", String::from_utf8_lossy(bad));
