@@ -4,7 +4,7 @@
 //!
 //! The order matters. Mounts come first (Landlock and the seccomp filter both forbid them),
 //! then the working directory is entered again (so that paths resolve through the new mounts),
-//! then Landlock, then the seccomp filter, then `exec`. Every step is a safe call; on any
+//! then Landlock, then the seccomp filters, then `exec`. Every step is a safe call; on any
 //! failure the helper prints why, prefixed with [`HELPER_FAILED_PREFIX`], and exits with
 //! [`HELPER_FAILED`], so nothing runs unrestricted.
 
@@ -22,7 +22,7 @@ use rustix::fs::{FileType, Mode, OFlags};
 use rustix::mount::{MountFlags, MountPropagationFlags};
 
 use super::plan::{BindKind, Plan};
-use super::seccomp::{self, Part};
+use super::seccomp;
 use super::{HELPER_FAILED, HELPER_FAILED_PREFIX};
 
 /// The Landlock ABI whose rights are asked for (the newest this code was tested with); an
@@ -88,17 +88,17 @@ fn apply(plan: &Plan) -> Result<(), String> {
 }
 
 /// Applies the call's own restrictions to the calling thread, a thread made for this alone
-/// by the spawner, which holds the seccomp filter already (see `spawner`): a command it then
-/// starts inherits them all (Landlock domains, seccomp filters, `no_new_privs`, the bounding
-/// set and the mount namespace are kept per thread), while the other threads of the process
-/// keep their rights.
+/// by the spawner, which holds the seccomp filters already (see `spawner`): a command it
+/// then starts inherits them all (Landlock domains, seccomp filters, `no_new_privs`, the
+/// bounding set and the mount namespace are kept per thread), while the other threads of the
+/// process keep their rights.
 ///
 /// A plan with mounts needs a mount namespace of the thread's own, which only a process with
 /// `CAP_SYS_ADMIN` can make from a thread (an unprivileged process needs a user namespace,
 /// which the kernel makes only for a single-threaded process): see [`fits_a_thread`]. Its
-/// spawner left the filter's rules on mounts and namespaces out; they are added here, after
-/// the mounts. The working directory is not entered (it is shared by the process's threads);
-/// the command is started in it instead, which resolves it through the mounts.
+/// spawner left the namespace filter out; it is added here, after the mounts. The working
+/// directory is not entered (it is shared by the process's threads); the command is started
+/// in it instead, which resolves it through the mounts.
 pub(super) fn confine_call_thread(plan: &Plan) -> Result<(), String> {
     let mounts = !plan.binds.is_empty();
     if mounts {
@@ -121,7 +121,7 @@ pub(super) fn confine_call_thread(plan: &Plan) -> Result<(), String> {
     drop_capabilities()?;
     landlock(plan)?;
     if mounts {
-        seccomp::install(plan.net(), Part::Namespaces)?;
+        seccomp::install_namespaces()?;
     }
     Ok(())
 }

@@ -44,9 +44,10 @@
 //! - **A thread of the server** (the default, [`SandboxConfig::confine_in_process`]): Landlock
 //!   domains, seccomp filters, `no_new_privs`, the capability bounding set and the mount
 //!   namespace are all kept per thread, so a thread made for the call confines itself and
-//!   starts the shell, and the server's other threads keep their rights. The seccomp filter,
-//!   the same for every call, is installed once on a long-lived thread that starts the calls'
-//!   threads, which inherit it. This costs no program start. It is taken whenever the call
+//!   starts the shell, and the server's other threads keep their rights. The seccomp filters,
+//!   the same for every call, are installed once on a long-lived thread that starts the
+//!   calls' threads, which inherit them (a call that mounts adds the short filter on mounts
+//!   and namespaces after its mounts). This costs no program start. It is taken whenever the call
 //!   mounts nothing, and always in a server running as root, which can make a mount
 //!   namespace from a thread.
 //! - **The helper**: a call that must mount over protected paths in a server *not* running as

@@ -1,14 +1,23 @@
 //! The sandbox's seccomp filters: the system calls a command may not make answer `EPERM`
 //! (its tools fail with "Operation not permitted" instead of being killed).
 //!
-//! Two filters are installed. The first, compiled by `seccompiler`, checks the architecture
-//! (a call of another ABI, such as 32-bit `int 0x80`, kills the process) and refuses the
-//! listed calls, some only with given arguments (a socket family, a namespace flag, a mode).
-//! The second, four instructions written here, refuses every x32 call (numbers with bit 30
-//! set, which would otherwise reach the same kernel entry points under other numbers) and
-//! answers `clone3` and `openat2` with `ENOSYS`: their flags sit in memory a filter cannot
-//! read, and `ENOSYS` makes the C library fall back to `clone` and `openat`, whose flags the
-//! first filter checks.
+//! Three filters are installed; the kernel runs them all and the strictest answer wins.
+//!
+//! - The **shared** filter, compiled by `seccompiler`, checks the architecture (a call of
+//!   another ABI, such as 32-bit `int 0x80`, kills the process) and refuses the listed calls,
+//!   some only with given arguments (a socket family, a mode).
+//! - The **namespace** filter, a few instructions written here, refuses mounts and new
+//!   namespaces ([`MOUNTS`], and `unshare` and `clone` with a namespace flag). It is a filter
+//!   of its own because the sandbox makes mounts itself before the command starts: a call
+//!   that mounts installs it after its mounts. The kernel's cost of installing a filter grows
+//!   with its length (it works out, for every system call, whether the filter allows it
+//!   whatever the arguments), so it is kept short: a single `jset` tests every namespace flag
+//!   at once, where the compiled form needs a rule per flag.
+//! - The **fallbacks** filter, also written here, refuses every x32 call (numbers with bit 30
+//!   set, which would otherwise reach the same kernel entry points under other numbers) and
+//!   answers `clone3` and `openat2` with `ENOSYS`: their flags sit in memory a filter cannot
+//!   read, and `ENOSYS` makes the C library fall back to `clone` and `openat`, whose flags the
+//!   other filters check.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -57,9 +66,8 @@ const ALWAYS: &[i64] = &[
     libc::SYS_ioperm,
 ];
 
-/// Mounts and namespaces, refused whatever their arguments: the calls the sandbox itself
-/// makes before the command starts, so their rules are a part of their own
-/// ([`Part::Namespaces`]).
+/// Mounts and namespaces, refused whatever their arguments by the namespace filter (the
+/// calls the sandbox itself makes before the command starts).
 const MOUNTS: &[i64] = &[
     libc::SYS_mount,
     libc::SYS_umount2,
@@ -86,63 +94,58 @@ pub(crate) enum Net {
     On,
 }
 
-/// Which rules of the first filter a compiled program holds. The kernel's cost of installing
-/// a filter grows with its length, so the part every call shares is installed once on a
-/// thread that starts the calls' threads, which inherit it (see `spawner`), and a call that
-/// mounts adds the namespace part after its mounts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Part {
-    /// Every rule.
-    All,
-    /// Every rule but those on mounts and namespaces.
-    Shared,
-    /// The rules on mounts and namespaces only.
-    Namespaces,
-}
+/// The namespace flags of `clone` (all but `CLONE_NEWTIME`, whose bit is part of `clone`'s
+/// exit signal).
+const CLONE_NAMESPACES: u32 = (libc::CLONE_NEWNS
+    | libc::CLONE_NEWCGROUP
+    | libc::CLONE_NEWUTS
+    | libc::CLONE_NEWIPC
+    | libc::CLONE_NEWUSER
+    | libc::CLONE_NEWPID
+    | libc::CLONE_NEWNET) as u32;
 
-/// The namespace flags of `unshare` (all of them) and `clone` (all but `CLONE_NEWTIME`,
-/// whose bit is part of `clone`'s exit signal).
-const CLONE_NAMESPACES: &[u64] = &[
-    libc::CLONE_NEWNS as u64,
-    libc::CLONE_NEWCGROUP as u64,
-    libc::CLONE_NEWUTS as u64,
-    libc::CLONE_NEWIPC as u64,
-    libc::CLONE_NEWUSER as u64,
-    libc::CLONE_NEWPID as u64,
-    libc::CLONE_NEWNET as u64,
-];
+/// The namespace flags of `unshare`: all of them.
+const UNSHARE_NAMESPACES: u32 = CLONE_NAMESPACES | libc::CLONE_NEWTIME as u32;
 
 const SET_ID: &[u64] = &[libc::S_ISUID as u64, libc::S_ISGID as u64];
 
-/// Installs both filters on this thread (and so on everything it `exec`s and starts);
+/// Installs every filter on this thread (and so on everything it `exec`s and starts);
 /// `no_new_privs` is set first by `seccompiler`.
 pub(super) fn apply(network: Net) -> Result<(), String> {
-    install(network, Part::All)?;
+    install_shared(network)?;
+    install_namespaces()?;
     install_fallbacks()
 }
 
-/// Installs `part` of the first filter on this thread. Each program is compiled once per
-/// process.
-pub(super) fn install(network: Net, part: Part) -> Result<(), String> {
-    type Compiled = OnceLock<Result<BpfProgram, String>>;
-    static COMPILED: [Compiled; 9] = [const { OnceLock::new() }; 9];
-    let slot = network as usize * 3
-        + match part {
-            Part::All => 0,
-            Part::Shared => 1,
-            Part::Namespaces => 2,
-        };
-    let program = COMPILED[slot]
-        .get_or_init(|| compile(network, part))
+/// Installs the shared filter for `network` on this thread; each program is compiled once
+/// per process.
+pub(super) fn install_shared(network: Net) -> Result<(), String> {
+    static COMPILED: [OnceLock<Result<BpfProgram, String>>; 3] = [const { OnceLock::new() }; 3];
+    let program = COMPILED[network as usize]
+        .get_or_init(|| compile(network))
         .as_ref()
         .map_err(Clone::clone)?;
-    seccompiler::apply_filter(program).map_err(|e| format!("seccomp: {e}"))
+    install(program)
 }
 
-/// Installs the second filter on this thread.
+/// Installs the namespace filter on this thread.
+pub(super) fn install_namespaces() -> Result<(), String> {
+    static PROGRAM: OnceLock<Result<BpfProgram, String>> = OnceLock::new();
+    let program = PROGRAM
+        .get_or_init(namespaces)
+        .as_ref()
+        .map_err(Clone::clone)?;
+    install(program)
+}
+
+/// Installs the fallbacks filter on this thread.
 pub(super) fn install_fallbacks() -> Result<(), String> {
     static FALLBACKS: OnceLock<BpfProgram> = OnceLock::new();
-    seccompiler::apply_filter(FALLBACKS.get_or_init(fallbacks)).map_err(|e| format!("seccomp: {e}"))
+    install(FALLBACKS.get_or_init(fallbacks))
+}
+
+fn install(program: &BpfProgram) -> Result<(), String> {
+    seccompiler::apply_filter(program).map_err(|e| format!("seccomp: {e}"))
 }
 
 fn target() -> Result<TargetArch, String> {
@@ -170,29 +173,12 @@ fn any_bit(arg: u8, bits: &[u64]) -> Result<Vec<SeccompRule>, String> {
         .collect()
 }
 
-/// The rules of the first filter: system call number to the rules refusing it (an empty
+/// The rules of the shared filter: system call number to the rules refusing it (an empty
 /// list refuses it always).
-pub(super) fn rules(network: Net, part: Part) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
+pub(super) fn rules(network: Net) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     let mut rules = BTreeMap::new();
-    if part != Part::Shared {
-        namespace_rules(&mut rules)?;
-    }
-    if part != Part::Namespaces {
-        shared_rules(network, &mut rules)?;
-    }
+    shared_rules(network, &mut rules)?;
     Ok(rules)
-}
-
-fn namespace_rules(rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
-    for &nr in MOUNTS {
-        rules.insert(nr, Vec::new());
-    }
-    // New namespaces, user namespaces among them.
-    let mut unshare = CLONE_NAMESPACES.to_vec();
-    unshare.push(libc::CLONE_NEWTIME as u64);
-    rules.insert(libc::SYS_unshare, any_bit(0, &unshare)?);
-    rules.insert(libc::SYS_clone, any_bit(0, CLONE_NAMESPACES)?);
-    Ok(())
 }
 
 fn shared_rules(network: Net, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
@@ -278,10 +264,10 @@ fn shared_rules(network: Net, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Re
     Ok(())
 }
 
-/// The first filter, or a part of it, compiled.
-pub(super) fn compile(network: Net, part: Part) -> Result<BpfProgram, String> {
+/// The shared filter, compiled.
+pub(super) fn compile(network: Net) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
-        rules(network, part)?,
+        rules(network)?,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         target()?,
@@ -290,24 +276,100 @@ pub(super) fn compile(network: Net, part: Part) -> Result<BpfProgram, String> {
     filter.try_into().map_err(|e| format!("seccomp: {e}"))
 }
 
-/// The second filter: x32 calls refused, `clone3` and `openat2` answered `ENOSYS`.
+// Classic BPF, as the kernel's `linux/filter.h` spells it.
+const LD_W_ABS: u16 = 0x20;
+const JEQ_K: u16 = 0x15;
+const JGE_K: u16 = 0x35;
+const JSET_K: u16 = 0x45;
+const RET_K: u16 = 0x06;
+
+// Offsets in the kernel's `struct seccomp_data`: the call's number, its architecture, and
+// the low 32 bits of its first argument (on a little-endian machine, which `target` checks).
+const NR: u32 = 0;
+const ARCH: u32 = 4;
+const ARG0_LOW: u32 = 16;
+
+/// The architecture `target` names, as `seccomp_data` gives it (`AUDIT_ARCH_*`).
+const AUDIT_ARCH: u32 = if cfg!(target_arch = "aarch64") {
+    183 | 0xc000_0000
+} else {
+    62 | 0xc000_0000
+};
+
+/// Where a jump of the namespace filter lands.
+#[derive(Clone, Copy)]
+enum To {
+    /// The next instruction but `n`.
+    Skip(u8),
+    Allow,
+    Deny,
+}
+
+/// The namespace filter: the architecture checked as the shared filter checks it (another
+/// kills the process), each of [`MOUNTS`] refused, `unshare` with any of
+/// [`UNSHARE_NAMESPACES`] and `clone` with any of [`CLONE_NAMESPACES`] refused, everything
+/// else allowed.
+pub(super) fn namespaces() -> Result<BpfProgram, String> {
+    use To::{Allow, Deny, Skip};
+    target()?;
+    let mut ops: Vec<(u16, To, To, u32)> = vec![
+        (LD_W_ABS, Skip(0), Skip(0), ARCH),
+        (JEQ_K, Skip(1), Skip(0), AUDIT_ARCH),
+        (RET_K, Skip(0), Skip(0), libc::SECCOMP_RET_KILL_PROCESS),
+        (LD_W_ABS, Skip(0), Skip(0), NR),
+    ];
+    for &nr in MOUNTS {
+        ops.push((JEQ_K, Deny, Skip(0), nr as u32));
+    }
+    for (nr, flags) in [
+        (libc::SYS_unshare, UNSHARE_NAMESPACES),
+        (libc::SYS_clone, CLONE_NAMESPACES),
+    ] {
+        // Another call skips the load and the test of this one's flags.
+        ops.push((JEQ_K, Skip(0), Skip(2), nr as u32));
+        ops.push((LD_W_ABS, Skip(0), Skip(0), ARG0_LOW));
+        ops.push((JSET_K, Deny, Allow, flags));
+    }
+    let allow = ops.len();
+    let deny = allow + 1;
+    let mut program = Vec::with_capacity(deny + 1);
+    for (at, &(code, jt, jf, k)) in ops.iter().enumerate() {
+        let offset = |to: To| match to {
+            Skip(n) => Ok(n),
+            Allow => u8::try_from(allow - at - 1),
+            Deny => u8::try_from(deny - at - 1),
+        };
+        let (jt, jf) = offset(jt)
+            .and_then(|jt| Ok((jt, offset(jf)?)))
+            .map_err(|_| "the namespace filter is too long for its jumps".to_owned())?;
+        program.push(sock_filter { code, jt, jf, k });
+    }
+    program.push(ret(libc::SECCOMP_RET_ALLOW));
+    program.push(ret(libc::SECCOMP_RET_ERRNO | libc::EPERM as u32));
+    Ok(program)
+}
+
+fn ret(k: u32) -> sock_filter {
+    sock_filter {
+        code: RET_K,
+        jt: 0,
+        jf: 0,
+        k,
+    }
+}
+
+/// The fallbacks filter: x32 calls refused, `clone3` and `openat2` answered `ENOSYS`.
 pub(super) fn fallbacks() -> BpfProgram {
-    const LD_W_ABS: u16 = 0x20;
-    const JEQ_K: u16 = 0x15;
-    const JGE_K: u16 = 0x35;
-    const RET_K: u16 = 0x06;
-    const RET_ALLOW: u32 = 0x7fff_0000;
-    const RET_ERRNO: u32 = 0x0005_0000;
     const X32_BIT: u32 = 0x4000_0000;
-    let op = |code, jt, jf, k| sock_filter { code, jt, jf, k };
+    let jump = |code, jt, jf, k| sock_filter { code, jt, jf, k };
     vec![
-        op(LD_W_ABS, 0, 0, 0),                            // 0: the call's number
-        op(JGE_K, 3, 0, X32_BIT),                         // 1: x32 -> 5
-        op(JEQ_K, 3, 0, libc::SYS_clone3 as u32),         // 2: -> 6
-        op(JEQ_K, 2, 0, libc::SYS_openat2 as u32),        // 3: -> 6
-        op(RET_K, 0, 0, RET_ALLOW),                       // 4
-        op(RET_K, 0, 0, RET_ERRNO | libc::EPERM as u32),  // 5
-        op(RET_K, 0, 0, RET_ERRNO | libc::ENOSYS as u32), // 6
+        jump(LD_W_ABS, 0, 0, NR),                           // 0: the call's number
+        jump(JGE_K, 3, 0, X32_BIT),                         // 1: x32 -> 5
+        jump(JEQ_K, 3, 0, libc::SYS_clone3 as u32),         // 2: -> 6
+        jump(JEQ_K, 2, 0, libc::SYS_openat2 as u32),        // 3: -> 6
+        ret(libc::SECCOMP_RET_ALLOW),                       // 4
+        ret(libc::SECCOMP_RET_ERRNO | libc::EPERM as u32),  // 5
+        ret(libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32), // 6
     ]
 }
 
@@ -315,33 +377,49 @@ pub(super) fn fallbacks() -> BpfProgram {
 mod tests {
     use super::*;
 
+    /// Runs `program` as the kernel would on a call of `nr` with first argument `arg0`,
+    /// for the instructions the hand-written filters use; the answer it returns.
+    fn run(program: &[sock_filter], arch: u32, nr: i64, arg0: u64) -> u32 {
+        let load = |offset: u32| match offset {
+            NR => nr as u32,
+            ARCH => arch,
+            ARG0_LOW => arg0 as u32,
+            other => panic!("no load at {other}"),
+        };
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let op = &program[pc];
+            let jump = |taken: bool| pc + 1 + usize::from(if taken { op.jt } else { op.jf });
+            pc = match op.code {
+                LD_W_ABS => {
+                    acc = load(op.k);
+                    pc + 1
+                }
+                JEQ_K => jump(acc == op.k),
+                JGE_K => jump(acc >= op.k),
+                JSET_K => jump(acc & op.k != 0),
+                RET_K => return op.k,
+                other => panic!("unexpected instruction {other:#x}"),
+            };
+        }
+    }
+
+    const ALLOW: u32 = libc::SECCOMP_RET_ALLOW;
+    const EPERM: u32 = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+
     #[test]
-    fn both_filters_compile_with_and_without_the_network() {
+    fn the_shared_filter_compiles_with_and_without_the_network() {
         for network in [Net::Off, Net::Proxy, Net::On] {
-            let program = compile(network, Part::All).unwrap();
+            let program = compile(network).unwrap();
             assert!(program.len() > 50, "{}", program.len());
             assert!(program.len() < 4096, "within the kernel's limit");
         }
-        let rules = rules(Net::Off, Part::All).unwrap();
-        // The two parts together are the whole.
-        let mut parts = super::rules(Net::Off, Part::Shared).unwrap();
-        let namespaces = super::rules(Net::Off, Part::Namespaces).unwrap();
-        assert!(namespaces.contains_key(&libc::SYS_mount));
-        assert!(!parts.contains_key(&libc::SYS_mount));
-        assert!(!parts.contains_key(&libc::SYS_unshare));
-        let count = parts.len() + namespaces.len();
-        parts.extend(namespaces);
-        assert_eq!(parts.len(), count, "no call is in both parts");
-        assert_eq!(
-            parts.keys().collect::<Vec<_>>(),
-            rules.keys().collect::<Vec<_>>()
-        );
+        let rules = rules(Net::Off).unwrap();
         for nr in [
             libc::SYS_ptrace,
             libc::SYS_io_uring_setup,
             libc::SYS_io_uring_enter,
             libc::SYS_io_uring_register,
-            libc::SYS_mount,
             libc::SYS_bpf,
         ] {
             assert!(
@@ -349,7 +427,69 @@ mod tests {
                 "{nr} always refused"
             );
         }
-        assert_eq!(rules[&libc::SYS_unshare].len(), 8);
-        assert_eq!(fallbacks().len(), 7);
+        for nr in MOUNTS.iter().chain([&libc::SYS_unshare, &libc::SYS_clone]) {
+            assert!(!rules.contains_key(nr), "{nr} is the namespace filter's");
+        }
+    }
+
+    #[test]
+    fn the_namespace_filter_refuses_mounts_and_new_namespaces_only() {
+        let program = namespaces().unwrap();
+        assert!(program.len() < 32, "short: {}", program.len());
+        let answer = |nr, arg0| run(&program, AUDIT_ARCH, nr, arg0);
+        for &nr in MOUNTS {
+            assert_eq!(answer(nr, 0), EPERM, "{nr}");
+        }
+        for flag in [
+            libc::CLONE_NEWNS,
+            libc::CLONE_NEWCGROUP,
+            libc::CLONE_NEWUTS,
+            libc::CLONE_NEWIPC,
+            libc::CLONE_NEWUSER,
+            libc::CLONE_NEWPID,
+            libc::CLONE_NEWNET,
+        ] {
+            let flag = flag as u64;
+            assert_eq!(answer(libc::SYS_unshare, flag), EPERM, "unshare {flag:#x}");
+            assert_eq!(answer(libc::SYS_clone, flag | 17), EPERM, "clone {flag:#x}");
+            // The upper half of the argument does not hide a flag.
+            assert_eq!(answer(libc::SYS_unshare, flag | 1 << 40), EPERM);
+        }
+        let time = libc::CLONE_NEWTIME as u64;
+        assert_eq!(
+            answer(libc::SYS_unshare, time),
+            EPERM,
+            "unshare CLONE_NEWTIME"
+        );
+        // Without a namespace flag: a thread, a fork (SIGCHLD is 17, which shares
+        // CLONE_NEWTIME's bit in clone), the file table.
+        let thread = (libc::CLONE_VM | libc::CLONE_FS | libc::CLONE_THREAD) as u64;
+        assert_eq!(answer(libc::SYS_clone, thread), ALLOW);
+        assert_eq!(answer(libc::SYS_clone, 17 | time), ALLOW);
+        assert_eq!(answer(libc::SYS_unshare, libc::CLONE_FILES as u64), ALLOW);
+        for nr in [
+            libc::SYS_read,
+            libc::SYS_openat,
+            libc::SYS_execve,
+            libc::SYS_ptrace,
+        ] {
+            assert_eq!(answer(nr, u64::MAX), ALLOW, "{nr} is not this filter's");
+        }
+        // Another architecture is killed, as the shared filter kills it.
+        assert_eq!(
+            run(&program, 0x4000_0003, libc::SYS_read, 0),
+            libc::SECCOMP_RET_KILL_PROCESS
+        );
+    }
+
+    #[test]
+    fn the_fallbacks_filter_refuses_x32_and_sends_clone3_and_openat2_back() {
+        let program = fallbacks();
+        let answer = |nr| run(&program, AUDIT_ARCH, nr, 0);
+        let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+        assert_eq!(answer(libc::SYS_clone3), enosys);
+        assert_eq!(answer(libc::SYS_openat2), enosys);
+        assert_eq!(answer(0x4000_0000 | libc::SYS_read), EPERM);
+        assert_eq!(answer(libc::SYS_read), ALLOW);
     }
 }

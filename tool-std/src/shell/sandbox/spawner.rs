@@ -3,21 +3,21 @@
 //!
 //! Each command gets a thread of its own, which confines itself with the call's plan
 //! (mounts, Landlock) and then starts the shell, which inherits every restriction. The
-//! seccomp filter is the same for every call, and installing it costs the kernel time in
-//! proportion to its length (a fifth of a millisecond for the whole filter), so it is
+//! seccomp filters are the same for every call, and installing one costs the kernel time in
+//! proportion to its length (a fifth of a millisecond for the shared filter), so they are
 //! installed once, on a long-lived *spawner* thread: the calls' threads are started by it and
-//! inherit its filter and `no_new_privs` as they are. There is one spawner per way of the
-//! network, and per whether the calls mount: a call that mounts cannot have the rules on
-//! mounts and namespaces before its mounts are made, so its spawner leaves them out and the
-//! call's thread adds them after. Each spawner keeps one thread started ahead, waiting for
-//! the next call.
+//! inherit its filters and `no_new_privs` as they are. There is one spawner per way of the
+//! network, and per whether the calls mount: a call that mounts cannot have the namespace
+//! filter before its mounts are made, so its spawner leaves that one out and the call's
+//! thread adds it after (it is a few instructions long). Each spawner keeps one thread
+//! started ahead, waiting for the next call.
 
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::apply;
 use super::plan::Plan;
-use super::seccomp::{self, Net, Part};
+use super::seccomp::{self, Net};
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -87,9 +87,16 @@ fn start_spawner(network: Net, mounts: bool) -> Result<Spawner, String> {
     std::thread::Builder::new()
         .name("bash-sandbox-spawner".to_owned())
         .spawn(move || {
-            let part = if mounts { Part::Shared } else { Part::All };
-            let installed =
-                seccomp::install(network, part).and_then(|()| seccomp::install_fallbacks());
+            // A call that mounts adds the namespace filter after its mounts.
+            let installed = seccomp::install_shared(network)
+                .and_then(|()| {
+                    if mounts {
+                        Ok(())
+                    } else {
+                        seccomp::install_namespaces()
+                    }
+                })
+                .and_then(|()| seccomp::install_fallbacks());
             let failed = installed.is_err();
             let _ = ready_tx.send(installed);
             if failed {
