@@ -124,8 +124,10 @@
 //! - **Hosts**: Landlock's network rights govern ports, not addresses: with an allow-list,
 //!   a command can connect to the proxy's port number on any address (the kernel picks the
 //!   port at random when the proxy starts; nothing else of the host is reachable). Clients
-//!   that ignore the proxy variables reach nothing. The proxy resolves names itself, so a
-//!   listed name is trusted wherever it points; and any local process can use it, to the
+//!   that ignore the proxy variables reach nothing. The proxy resolves names itself and
+//!   connects a listed name to its public addresses only, as the web tool judges them: a
+//!   name that resolves to a loopback, private, link-local or metadata address is refused
+//!   (list the address itself to reach it). Any local process can use the proxy, to the
 //!   same listed hosts.
 
 mod apply;

@@ -5,7 +5,9 @@
 //! `https_proxy` and `all_proxy` pointing there. It takes `CONNECT host:port` (HTTPS and any
 //! other TCP protocol a client tunnels) and plain HTTP requests in absolute form
 //! (`GET http://host/path`), checks the host and port against the list, resolves the name
-//! itself and connects; anything else is answered `403` with the list. In the sandbox the
+//! itself and connects to its public addresses only (a listed name that resolves to a
+//! loopback or private address is refused; listing the address allows it); anything else
+//! is answered `403` with the list. In the sandbox the
 //! command may open TCP sockets but connect only to the proxy's port (Landlock's network
 //! rights, ABI 4), and no UDP, raw or packet socket (the seccomp filter), so no other route
 //! leaves it: not even a DNS query.
@@ -291,10 +293,15 @@ async fn serve(mut client: TcpStream, patterns: &[HostPattern]) -> std::io::Resu
         );
         return refuse(&mut client, "403 Forbidden", &why).await;
     }
-    let connect = TcpStream::connect((wanted.host.as_str(), wanted.port));
-    let mut upstream = match tokio::time::timeout(HEAD_TIMEOUT, connect).await {
+    let onwards = tokio::time::timeout(HEAD_TIMEOUT, connect(&wanted.host, wanted.port));
+    let mut upstream = match onwards.await {
         Ok(Ok(s)) => s,
-        Ok(Err(e)) => return refuse(&mut client, "502 Bad Gateway", &e.to_string()).await,
+        Ok(Err(Onwards::Refused(why))) => {
+            return refuse(&mut client, "403 Forbidden", &why).await;
+        }
+        Ok(Err(Onwards::Failed(why))) => {
+            return refuse(&mut client, "502 Bad Gateway", &why).await;
+        }
         Err(_) => return refuse(&mut client, "504 Gateway Timeout", "no answer").await,
     };
     match &wanted.forward {
@@ -308,6 +315,59 @@ async fn serve(mut client: TcpStream, patterns: &[HostPattern]) -> std::io::Resu
     upstream.write_all(&body_start).await?;
     tokio::io::copy_bidirectional(&mut client, &mut upstream).await?;
     Ok(())
+}
+
+/// Why the proxy did not connect onwards.
+#[derive(Debug)]
+enum Onwards {
+    /// The name resolves only to addresses a name on the list may not lead to.
+    Refused(String),
+    /// The name did not resolve, or no address answered.
+    Failed(String),
+}
+
+/// Connects to an allowed `host`. An address is connected to as it is: the list names it
+/// (patterns match addresses by their text only). A name is resolved here, and only its
+/// public addresses are tried ([`crate::web::classify`], as the web tool judges them): a
+/// listed name that resolves to a loopback, private, link-local or metadata address (a
+/// rebinding name, or a stale record) does not open the host's own network to commands;
+/// listing that address itself does.
+async fn connect(host: &str, port: u16) -> Result<TcpStream, Onwards> {
+    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        return TcpStream::connect((ip, port))
+            .await
+            .map_err(|e| Onwards::Failed(e.to_string()));
+    }
+    let resolved: Vec<std::net::SocketAddr> = tokio::net::lookup_host((host, port))
+        .await
+        .map_err(|e| Onwards::Failed(format!("cannot resolve {host}: {e}")))?
+        .collect();
+    let (public, other): (Vec<&std::net::SocketAddr>, Vec<_>) = resolved
+        .iter()
+        .partition(|a| crate::web::classify(a.ip()).is_public());
+    if public.is_empty() {
+        let Some(first) = other.first() else {
+            return Err(Onwards::Failed(format!("{host} has no address")));
+        };
+        return Err(Onwards::Refused(format!(
+            "{host} resolves to {} ({}), and a listed name leads to public addresses only; \
+             to allow that address, list it instead of the name (--bash-network-host {})",
+            first.ip(),
+            crate::web::classify(first.ip()).description(),
+            first
+        )));
+    }
+    let mut last = None;
+    for address in public {
+        match TcpStream::connect(address).await {
+            Ok(stream) => return Ok(stream),
+            Err(e) => last = Some(e),
+        }
+    }
+    Err(Onwards::Failed(last.map_or_else(
+        || "no address answered".to_owned(),
+        |e| e.to_string(),
+    )))
 }
 
 async fn refuse(client: &mut TcpStream, status: &str, why: &str) -> std::io::Result<()> {
@@ -375,6 +435,22 @@ mod tests {
         // A listed host that is not listening: the proxy says so.
         let answer = ask(b"GET http://127.0.0.1:1/ HTTP/1.1\r\n\r\n");
         assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
+    }
+
+    #[tokio::test]
+    async fn a_listed_name_leads_to_public_addresses_only() {
+        // `localhost` resolves from the hosts file to loopback addresses only; no packet
+        // leaves for the refusal.
+        let Err(Onwards::Refused(why)) = connect("localhost", 1).await else {
+            panic!("a name resolving to loopback was connected to");
+        };
+        assert!(why.contains("a loopback address"), "{why}");
+        assert!(why.contains("list it instead of the name"), "{why}");
+        // The address itself, listed, is connected to (nothing listens on port 1).
+        assert!(matches!(
+            connect("127.0.0.1", 1).await,
+            Err(Onwards::Failed(_))
+        ));
     }
 
     #[test]
