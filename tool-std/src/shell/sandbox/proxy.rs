@@ -147,15 +147,26 @@ fn start(patterns: Vec<HostPattern>) -> Result<u16, String> {
                 };
                 let room = Arc::new(Semaphore::new(MAX_PROXY_CONNECTIONS));
                 loop {
-                    let Ok(permit) = room.clone().acquire_owned().await else {
-                        return;
+                    let client = match listener.accept().await {
+                        Ok((client, _)) => client,
+                        // Out of descriptors, say: wait for some to be given back.
+                        Err(_) => {
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                            continue;
+                        }
                     };
-                    let Ok((client, _)) = listener.accept().await else {
+                    // A client beyond the limit hears so at once, rather than waiting unseen.
+                    let Ok(permit) = room.clone().try_acquire_owned() else {
+                        let full = answer(
+                            "503 Service Unavailable",
+                            "the proxy carries as many connections as it may; try again later",
+                        );
+                        let _ = client.try_write(full.as_bytes());
                         continue;
                     };
                     let patterns = patterns.clone();
                     tokio::spawn(async move {
-                        let _ = serve(client, &patterns).await;
+                        let _ = serve(client, &patterns, port).await;
                         drop(permit);
                     });
                 }
@@ -200,15 +211,33 @@ pub(crate) fn parse_head(head: &[u8]) -> Result<Wanted, String> {
         None => (after, "/"),
     };
     let (host, port) = split_authority(authority, Some(80))?;
-    let mut forward = format!("{method} {path} {version}\r\n");
+    // The request goes on with the target's own `Host` (a CDN routes by it, so another one
+    // would reach a site that is not listed) and ends the connection after its answer: what
+    // follows on it is copied through unread, so a second request must not ride along.
+    let shown = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.clone()
+    };
+    let shown = if port == 80 {
+        shown
+    } else {
+        format!("{shown}:{port}")
+    };
+    let mut forward = format!("{method} {path} {version}\r\nHost: {shown}\r\n");
     for line in rest.split("\r\n").filter(|l| !l.is_empty()) {
-        let name = line.split(':').next().unwrap_or("").to_ascii_lowercase();
-        if !name.starts_with("proxy-") {
+        let name = line
+            .split(':')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        if !(name.starts_with("proxy-") || name == "host" || name == "connection") {
             forward.push_str(line);
             forward.push_str("\r\n");
         }
     }
-    forward.push_str("\r\n");
+    forward.push_str("Connection: close\r\n\r\n");
     Ok(Wanted {
         host,
         port,
@@ -255,7 +284,12 @@ fn parse_port(text: &str) -> Option<u16> {
     text.parse().ok().filter(|&p| p != 0)
 }
 
-async fn serve(mut client: TcpStream, patterns: &[HostPattern]) -> std::io::Result<()> {
+/// Serves one client of the proxy listening on `own_port`.
+async fn serve(
+    mut client: TcpStream,
+    patterns: &[HostPattern],
+    own_port: u16,
+) -> std::io::Result<()> {
     let mut head = Vec::with_capacity(1024);
     let read = tokio::time::timeout(HEAD_TIMEOUT, async {
         let mut buf = [0u8; 2048];
@@ -293,7 +327,7 @@ async fn serve(mut client: TcpStream, patterns: &[HostPattern]) -> std::io::Resu
         );
         return refuse(&mut client, "403 Forbidden", &why).await;
     }
-    let onwards = tokio::time::timeout(HEAD_TIMEOUT, connect(&wanted.host, wanted.port));
+    let onwards = tokio::time::timeout(HEAD_TIMEOUT, connect(&wanted.host, wanted.port, own_port));
     let mut upstream = match onwards.await {
         Ok(Ok(s)) => s,
         Ok(Err(Onwards::Refused(why))) => {
@@ -326,14 +360,20 @@ enum Onwards {
     Failed(String),
 }
 
-/// Connects to an allowed `host`. An address is connected to as it is: the list names it
+/// Connects to an allowed `host`, not the proxy itself (on `own_port`). An address is connected to as it is: the list names it
 /// (patterns match addresses by their text only). A name is resolved here, and only its
 /// public addresses are tried ([`crate::web::classify`], as the web tool judges them): a
 /// listed name that resolves to a loopback, private, link-local or metadata address (a
 /// rebinding name, or a stale record) does not open the host's own network to commands;
 /// listing that address itself does.
-async fn connect(host: &str, port: u16) -> Result<TcpStream, Onwards> {
+async fn connect(host: &str, port: u16, own_port: u16) -> Result<TcpStream, Onwards> {
     if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        // Through itself, the proxy would spend its connections on one client.
+        if (ip.is_loopback() || ip.is_unspecified()) && port == own_port {
+            return Err(Onwards::Refused(
+                "that is this proxy itself; name the host to reach".to_owned(),
+            ));
+        }
         return TcpStream::connect((ip, port))
             .await
             .map_err(|e| Onwards::Failed(e.to_string()));
@@ -371,14 +411,18 @@ async fn connect(host: &str, port: u16) -> Result<TcpStream, Onwards> {
 }
 
 async fn refuse(client: &mut TcpStream, status: &str, why: &str) -> std::io::Result<()> {
+    client.write_all(answer(status, why).as_bytes()).await?;
+    client.shutdown().await
+}
+
+/// The proxy's own answer: `status` and why, as text.
+fn answer(status: &str, why: &str) -> String {
     let body = format!("toolsmith sandbox: {why}\n");
-    let answer = format!(
+    format!(
         "HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
          Connection: close\r\n\r\n{body}",
         body.len()
-    );
-    client.write_all(answer.as_bytes()).await?;
-    client.shutdown().await
+    )
 }
 
 #[cfg(test)]
@@ -437,18 +481,47 @@ mod tests {
         assert!(answer.starts_with("HTTP/1.1 502"), "{answer}");
     }
 
+    #[test]
+    fn a_full_proxy_says_so_and_the_proxy_is_not_its_own_host() {
+        use std::io::{Read, Write};
+        // A list of its own, so a proxy of its own: `127.0.0.1` on any port.
+        let port = port_for(&["127.0.0.1".to_owned()]).unwrap();
+        let connect = || {
+            let stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+            stream
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            stream
+        };
+        let mut own = connect();
+        own.write_all(format!("CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n").as_bytes())
+            .unwrap();
+        let mut answer = String::new();
+        let _ = own.read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 403"), "{answer}");
+        assert!(answer.contains("this proxy itself"), "{answer}");
+        // Clients that send nothing hold every connection the proxy may carry.
+        let idle: Vec<_> = (0..MAX_PROXY_CONNECTIONS).map(|_| connect()).collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let mut answer = String::new();
+        let _ = connect().read_to_string(&mut answer);
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+        assert!(answer.contains("as many connections as it may"), "{answer}");
+        drop(idle);
+    }
+
     #[tokio::test]
     async fn a_listed_name_leads_to_public_addresses_only() {
         // `localhost` resolves from the hosts file to loopback addresses only; no packet
         // leaves for the refusal.
-        let Err(Onwards::Refused(why)) = connect("localhost", 1).await else {
+        let Err(Onwards::Refused(why)) = connect("localhost", 1, 2).await else {
             panic!("a name resolving to loopback was connected to");
         };
         assert!(why.contains("a loopback address"), "{why}");
         assert!(why.contains("list it instead of the name"), "{why}");
         // The address itself, listed, is connected to (nothing listens on port 1).
         assert!(matches!(
-            connect("127.0.0.1", 1).await,
+            connect("127.0.0.1", 1, 2).await,
             Err(Onwards::Failed(_))
         ));
     }
@@ -465,7 +538,16 @@ mod tests {
         assert_eq!((get.host.as_str(), get.port), ("::1", 8080));
         assert_eq!(
             String::from_utf8(get.forward.unwrap()).unwrap(),
-            "GET /a?b HTTP/1.1\r\nHost: x\r\n\r\n"
+            "GET /a?b HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n",
+            "the target's own Host, and one request per connection"
+        );
+        let fronted = parse_head(
+            b"GET http://crates.io/ HTTP/1.1\r\nHost: attacker.example\r\nConnection: keep-alive\r\nAccept: */*",
+        )
+        .unwrap();
+        assert_eq!(
+            String::from_utf8(fronted.forward.unwrap()).unwrap(),
+            "GET / HTTP/1.1\r\nHost: crates.io\r\nAccept: */*\r\nConnection: close\r\n\r\n"
         );
         let plain = parse_head(b"GET http://example.com HTTP/1.1").unwrap();
         assert_eq!(plain.port, 80);
