@@ -73,6 +73,44 @@ fn list_reports_the_sandbox_and_commands_run_inside_it() {
 
     let out = toolsmith(dir.path(), &["--root", root, "--bash-network", "list"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("network on"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unix sockets off"));
+    let out = toolsmith(dir.path(), &["--root", root, "--bash-unix-sockets", "list"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unix sockets on"));
+    // The configuration file's key, and a UNIX socket a command makes with it.
+    std::fs::write(
+        dir.path().join("unix.toml"),
+        "[bash]\nunix_sockets = true\n",
+    )
+    .unwrap();
+    let command =
+        "{\"command\": \"python3 -c 'import socket; socket.socket(socket.AF_UNIX); print(1)'\"}";
+    let with = [
+        "--root",
+        root,
+        "--config",
+        "unix.toml",
+        "--approve",
+        "call",
+        "bash",
+        command,
+    ];
+    let out = toolsmith(dir.path(), &with);
+    assert_eq!(
+        json(&out)["output"],
+        "1\n",
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let without = ["--root", root, "--approve", "call", "bash", command];
+    let out = toolsmith(dir.path(), &without);
+    assert!(
+        json(&out)["error"]
+            .as_str()
+            .unwrap()
+            .contains("not permitted"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let out = toolsmith(
         dir.path(),
         &["--root", root, "--bash-network-host", "crates.io", "list"],

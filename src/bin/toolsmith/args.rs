@@ -81,6 +81,11 @@ pub(crate) struct GlobalOptions {
     /// Lets sandboxed bash commands use the network (AF_INET/AF_INET6 sockets).
     #[arg(long, global = true)]
     pub(crate) bash_network: bool,
+    /// Lets sandboxed bash commands make UNIX sockets (`socket(AF_UNIX)`), which reach the
+    /// host's services listening on them: the user's systemd manager, D-Bus, Docker, ssh
+    /// and gpg agents, all acting outside the sandbox. Off by default.
+    #[arg(long, global = true)]
+    pub(crate) bash_unix_sockets: bool,
     /// Lets sandboxed bash command lines whose every part matches this pattern use the
     /// network (`cargo fetch*`; repeatable).
     #[arg(long = "bash-network-for", value_name = "PATTERN", global = true)]

@@ -75,6 +75,8 @@ pub(crate) struct BashSection {
     pub(crate) allow: Option<Vec<String>>,
     pub(crate) sandbox: Option<OnOff>,
     pub(crate) network: Option<bool>,
+    /// Whether commands may make UNIX sockets (`--bash-unix-sockets`).
+    pub(crate) unix_sockets: Option<bool>,
     /// Command patterns that get the network (`--bash-network-for`).
     pub(crate) network_for: Option<Vec<String>>,
     /// Hosts commands reach through the proxy (`--bash-network-host`).
@@ -367,6 +369,7 @@ impl Config {
                 });
             }
             o.bash_network |= b.network.unwrap_or(false);
+            o.bash_unix_sockets |= b.unix_sockets.unwrap_or(false);
             if o.bash_network_for.is_empty() {
                 o.bash_network_for = b.network_for.clone().unwrap_or_default();
             }

@@ -112,6 +112,7 @@ pub(crate) fn shell_config(
     config.enabled = !options.no_bash;
     config.sandbox.mode = options.bash_sandbox.unwrap_or_default();
     config.sandbox.network = options.bash_network;
+    config.sandbox.unix_sockets = options.bash_unix_sockets;
     config.sandbox.network_for = options.bash_network_for.clone();
     config.sandbox.network_hosts = options.bash_network_hosts.clone();
     config

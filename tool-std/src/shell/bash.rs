@@ -352,7 +352,10 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
     };
     let mut notes = Vec::new();
     if let Some(sandbox) = sandbox {
-        if return_code == Some(sandbox::HELPER_FAILED)
+        // Only the helper speaks this way; a command confined from a thread that prints the
+        // same words and exits with the same code did run, and is answered as it is.
+        if matches!(sandbox.way, Way::Helper { .. })
+            && return_code == Some(sandbox::HELPER_FAILED)
             && let Some(why) = error.text.strip_prefix(sandbox::HELPER_FAILED_PREFIX)
         {
             return Err(ToolError::security(format!(
@@ -499,6 +502,7 @@ impl Sandboxed {
                     protected: &sandbox_config.protected,
                     network,
                     proxy_port,
+                    unix_sockets: sandbox_config.unix_sockets,
                 },
                 &dir,
             )

@@ -96,6 +96,19 @@ async fn listed_hosts_are_reached_through_the_proxy_and_nothing_else() {
              s.sendto(b'x', ('127.0.0.1', 53))\""
                 .to_owned(),
         ),
+        // Stream sockets of other protocols, which Landlock's TCP port rule does not govern.
+        (
+            "an MPTCP socket",
+            format!(
+                "python3 -c \"import socket; s = socket.socket(socket.AF_INET, \
+                 socket.SOCK_STREAM, 262); s.connect(('127.0.0.1', {allowed}))\""
+            ),
+        ),
+        (
+            "an SCTP socket",
+            "python3 -c \"import socket; socket.socket(socket.AF_INET6, socket.SOCK_STREAM, 132)\""
+                .to_owned(),
+        ),
     ];
     for (name, command) in &attempts {
         let out = e.attempt(name, command).await;

@@ -1,6 +1,9 @@
 //! The network is off for commands by default: a listener the test opens on 127.0.0.1 and
-//! ::1 is never reached (by bash's `/dev/tcp`, python, curl), while UNIX sockets still work.
-//! With `SandboxConfig::network` the same connection goes through and VSOCK stays refused.
+//! ::1 is never reached (by bash's `/dev/tcp`, python, curl), while connected pairs of UNIX
+//! sockets still work. A UNIX socket the test listens on outside the roots (as the user's
+//! systemd manager, D-Bus or Docker listen) is never reached, by path or abstract name,
+//! unless `SandboxConfig::unix_sockets` allows it. With `SandboxConfig::network` the TCP
+//! connection goes through and VSOCK stays refused.
 
 use std::net::TcpListener;
 use std::time::Duration;
@@ -54,7 +57,7 @@ async fn loopback_listeners_are_not_reached_with_the_network_off() {
             assert!(!reached(v6), "{name} reached ::1: {out}");
         }
     }
-    // UNIX sockets (pipes between tools, local daemons) still work.
+    // Connected pairs of UNIX sockets (between a tool's processes) still work.
     let out = e
         .run(
             "python3 -c \"import socket; a, b = socket.socketpair(); a.send(b'unix'); \
@@ -62,6 +65,85 @@ async fn loopback_listeners_are_not_reached_with_the_network_off() {
         )
         .await;
     assert_eq!(out["output"], "unix\n", "{out}");
+}
+
+/// Whether `listener` has a connection waiting (within a short wait).
+fn unix_reached(listener: &std::os::unix::net::UnixListener) -> bool {
+    listener.set_nonblocking(true).unwrap();
+    let end = std::time::Instant::now() + Duration::from_millis(300);
+    while std::time::Instant::now() < end {
+        if listener.accept().is_ok() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[tokio::test]
+async fn unix_sockets_of_the_host_are_not_reached() {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::net::{SocketAddr, UnixListener};
+    if !have("python3") {
+        return;
+    }
+    let e = Escape::new();
+    // A service of the host on a named socket outside the roots, and on an abstract one.
+    let path = e.outside.join("service.sock");
+    let named = UnixListener::bind(&path).unwrap();
+    let name = format!("toolsmith-test-{}", std::process::id());
+    let abstract_listener =
+        UnixListener::bind_addr(&SocketAddr::from_abstract_name(&name).unwrap()).unwrap();
+    let p = path.display();
+    let connect = |target: &str| {
+        format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); \
+             s.connect({target}); print('connected')\""
+        )
+    };
+    let attempts = [
+        ("connect to a named socket", connect(&format!("'{p}'"))),
+        (
+            "connect to an abstract socket",
+            connect(&format!("'\\0{name}'")),
+        ),
+        (
+            "send a datagram to a named socket",
+            format!(
+                "python3 -c \"import socket; socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM).sendto(b'x', '{p}')\""
+            ),
+        ),
+    ];
+    for (what, command) in &attempts {
+        let out = e.attempt(what, command).await;
+        assert!(
+            !out["output"].as_str().unwrap().contains("connected"),
+            "{what}: {out}"
+        );
+        assert!(
+            out["error"].as_str().unwrap().contains("not permitted"),
+            "{what}: {out}"
+        );
+        assert!(
+            !unix_reached(&named),
+            "{what} reached the named socket: {out}"
+        );
+        assert!(
+            !unix_reached(&abstract_listener),
+            "{what} reached the abstract socket: {out}"
+        );
+    }
+
+    // Allowed by the host, the same connection goes through: the test above could fail.
+    let mut config = ShellConfig::default();
+    config.sandbox.unix_sockets = true;
+    let mut e2 = Escape::new();
+    e2.configure(config);
+    let path2 = e2.outside.join("service.sock");
+    let named2 = UnixListener::bind(&path2).unwrap();
+    let out = e2.run(&connect(&format!("'{}'", path2.display()))).await;
+    assert_eq!(out["output"], "connected\n", "{out}");
+    assert!(unix_reached(&named2));
 }
 
 #[tokio::test]

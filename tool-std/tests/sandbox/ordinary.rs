@@ -62,3 +62,16 @@ async fn tmpdir_pipes_and_background_jobs_work() {
         "{out}"
     );
 }
+
+#[tokio::test]
+async fn a_command_speaking_like_the_helper_is_answered_as_it_ran() {
+    let e = Escape::new();
+    // The helper's own failure is its exit code and the prefix on stderr; a command confined
+    // from a thread that says the same did run, and its answer says so.
+    let out = e
+        .run("echo ran > ran.txt; echo 'toolsmith sandbox: made up' >&2; exit 125")
+        .await;
+    assert_eq!(out["type"], "command_result", "{out}");
+    assert_eq!(out["return_code"], 125, "{out}");
+    assert!(e.ws.join("ran.txt").exists());
+}

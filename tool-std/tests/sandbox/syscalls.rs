@@ -70,6 +70,13 @@ async fn forbidden_system_calls_answer_eperm() {
             "chmod_setuid",
             "(open('f', 'w').close(), sys(90, b'f', 0o4755))[1]",
         ),
+        // fchmodat2(AT_FDCWD, "f", 04755, 0), the newer chmod.
+        ("fchmodat2_setuid", "sys(452, -100, b'f', 0o4755, 0)"),
+        // mknodat(AT_FDCWD, "n", S_IFREG | 04755, 0): a set-user-ID file made by mknod.
+        ("mknodat_setuid", "sys(259, -100, b'n', 0o104755, 0)"),
+        // setxattrat(AT_FDCWD, "f", 0, args, size): extended attributes by the newer call.
+        ("setxattrat", "sys(463, -100, b'f', 0, buf, 32)"),
+        ("unix_socket", "sock(socket.AF_UNIX, socket.SOCK_STREAM)"),
     ];
     let program = probe(&calls);
     std::fs::write(e.ws.join("probe.py"), &program).unwrap();
@@ -80,6 +87,47 @@ async fn forbidden_system_calls_answer_eperm() {
             text.lines().any(|l| l == format!("{name} 1")),
             "{name} was not answered EPERM: {out}"
         );
+    }
+}
+
+#[tokio::test]
+async fn device_files_cannot_be_made_and_no_capability_is_left() {
+    if !cfg!(target_arch = "x86_64") || !have("python3") {
+        return;
+    }
+    let e = Escape::new();
+    // mknodat(AT_FDCWD, name, S_IFBLK or S_IFCHR | 0600, makedev(8, 0) or (1, 3)): the first
+    // disk, and /dev/null's numbers, as nodes inside the read-write root.
+    let calls = [
+        ("block", "sys(259, -100, b'disk', 0o060600, 0x800)"),
+        ("char", "sys(259, -100, b'null', 0o020600, 0x103)"),
+    ];
+    std::fs::write(e.ws.join("nodes.py"), probe(&calls)).unwrap();
+    let out = e
+        .attempt(
+            "device nodes and capabilities",
+            "python3 nodes.py; grep -E '^Cap(Eff|Prm|Bnd|Amb)' /proc/self/status",
+        )
+        .await;
+    let text = out["output"].as_str().unwrap();
+    for (name, _) in calls {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(name) && !l.ends_with(" ok")),
+            "a {name} device was made: {out}"
+        );
+    }
+    assert!(!e.ws.join("disk").exists() && !e.ws.join("null").exists());
+    // Root or not, the command has no capability at all.
+    for set in ["CapEff", "CapPrm", "CapAmb"] {
+        assert!(
+            text.lines()
+                .any(|l| l == format!("{set}:\t0000000000000000")),
+            "{set}: {out}"
+        );
+    }
+    if rustix::process::geteuid().is_root() {
+        assert!(text.contains("CapBnd:\t0000000000000000"), "{out}");
     }
 }
 

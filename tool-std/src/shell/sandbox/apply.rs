@@ -84,7 +84,7 @@ fn apply(plan: &Plan) -> Result<(), String> {
         .map_err(|e| format!("cannot enter {}: {e}", plan.cwd.display()))?;
     drop_capabilities()?;
     landlock(plan)?;
-    seccomp::apply(plan.net())
+    seccomp::apply(plan.sockets())
 }
 
 /// Applies the call's own restrictions to the calling thread, a thread made for this alone
@@ -144,25 +144,28 @@ fn mount_all(plan: &Plan) -> Result<(), String> {
     Ok(())
 }
 
-/// The capabilities a command started by root loses: with them it could read other
-/// processes' memory maps and environments (`/proc/<pid>/environ`, the server's included,
-/// which Landlock keeps from a command without them), load programs into the kernel, or
-/// reach devices. Each is taken out of the bounding set, so the shell `exec`'d next does not
-/// get it. A process not running as root has none of them after `exec` anyway.
+/// Leaves the command no capability: a command started by root would keep every capability
+/// in the bounding set across `exec` (with `CAP_SYS_PTRACE` or `CAP_SYS_ADMIN` it could read
+/// other processes' memory maps and environments, the server's included, which Landlock keeps
+/// from a command without them; with `CAP_MKNOD`, `CAP_DAC_OVERRIDE` or `CAP_FSETID` it could
+/// reach devices, override file modes or keep set-user-ID bits). Root empties its bounding
+/// set, so the shell `exec`'d next runs as user 0 with no capability; any user clears the
+/// ambient set, which would otherwise carry capabilities across `exec`.
 fn drop_capabilities() -> Result<(), String> {
-    use rustix::thread::CapabilitySet as C;
+    use rustix::thread::CapabilitySet;
+    rustix::thread::clear_ambient_capability_set()
+        .or_else(|e| {
+            if e == rustix::io::Errno::INVAL {
+                Ok(())
+            } else {
+                Err(e)
+            }
+        })
+        .map_err(|e| format!("cannot clear the ambient capabilities: {e}"))?;
     if !rustix::process::geteuid().is_root() {
         return Ok(());
     }
-    for capability in [
-        C::SYS_PTRACE,
-        C::SYS_ADMIN,
-        C::PERFMON,
-        C::BPF,
-        C::SYS_MODULE,
-        C::SYS_RAWIO,
-        C::CHECKPOINT_RESTORE,
-    ] {
+    for capability in CapabilitySet::all().iter() {
         match rustix::thread::remove_capability_from_bounding_set(capability) {
             // A capability this kernel does not know cannot be held either.
             Ok(()) | Err(rustix::io::Errno::INVAL) => {}
@@ -183,9 +186,10 @@ fn probe() -> Result<i32, String> {
         binds: Vec::new(),
         network: false,
         proxy_port: None,
+        unix_sockets: false,
     };
     let abi = landlock(&plan)?;
-    seccomp::apply(seccomp::Net::Off)?;
+    seccomp::apply(plan.sockets())?;
     let json = serde_json::json!({
         "landlock_abi": abi,
         "seccomp": true,
@@ -295,7 +299,9 @@ fn landlock(plan: &Plan) -> Result<i32, String> {
             .add_rule(NetPort::new(port, AccessNet::ConnectTcp))
             .map_err(fail)?;
     }
-    for (paths, access) in [(&plan.read, read), (&plan.write, all)] {
+    // Device nodes are never made: a root command would reach a disk through one.
+    let write = all & !(AccessFs::MakeBlock | AccessFs::MakeChar);
+    for (paths, access) in [(&plan.read, read), (&plan.write, write)] {
         for path in paths.iter() {
             let Some((fd, is_dir)) = open_path(path)? else {
                 continue;

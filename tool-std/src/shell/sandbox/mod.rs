@@ -22,17 +22,28 @@
 //!   modes: each answers `EPERM` (the command's tools fail with "Operation not permitted", they
 //!   are not killed).
 //! - **No network** unless the host allows it ([`SandboxConfig::network`], `--bash-network`,
-//!   or per command line with [`SandboxConfig::network_for`]): only `AF_UNIX` sockets can be
-//!   made; `AF_INET` and `AF_INET6` answer `EPERM`.
+//!   or per command line with [`SandboxConfig::network_for`]): `AF_INET` and `AF_INET6`
+//!   sockets answer `EPERM`.
+//! - **No UNIX sockets** but connected pairs (`socketpair`), unless the host allows them
+//!   ([`SandboxConfig::unix_sockets`], `--bash-unix-sockets`): Landlock does not govern
+//!   connecting to a socket by its path, and the sockets of the user's systemd manager,
+//!   D-Bus, Docker or an ssh agent lead to services that act outside the sandbox (as
+//!   Claude Code's sandbox, this one refuses `socket(AF_UNIX)` rather than leave that road
+//!   open).
 //! - **Or only listed hosts** ([`SandboxConfig::network_hosts`], `--bash-network-host`):
 //!   commands reach them through a proxy of the server on `127.0.0.1` (`http_proxy`,
 //!   `https_proxy`, `all_proxy`), which takes `CONNECT` and plain HTTP requests and connects
 //!   to listed hosts only (`403` with the list otherwise). A command may then make TCP
-//!   sockets, but connect them only to the proxy's port (Landlock ABI 4), and no UDP, raw or
-//!   packet socket.
+//!   sockets (protocol 0 or `IPPROTO_TCP`: MPTCP and SCTP would pass Landlock's TCP rule),
+//!   but connect them only to the proxy's port (Landlock ABI 4), and no UDP, raw or packet
+//!   socket.
 //! - **No new privileges**: `no_new_privs` is set, so set-user-ID programs run with the
-//!   command's own rights; signals reach only processes inside the sandbox (Landlock's signal
-//!   scope, ABI 6), and abstract UNIX sockets outside it cannot be connected to.
+//!   command's own rights; a command started by root has an empty capability bounding set,
+//!   so it runs with no capability at all; nobody's command keeps ambient capabilities.
+//!   With Landlock ABI 6 (Linux 6.12), signals reach only processes inside the sandbox and
+//!   abstract UNIX sockets outside it cannot be connected to; on older kernels
+//!   [`SandboxStatus`] says that signals are not scoped (a command can signal the user's
+//!   other processes, the server included).
 //!
 //! # How it is applied without unsafe code
 //!
@@ -115,8 +126,16 @@
 //!   link from outside the roots needs the `REFER` right there.
 //! - **Metadata**: Landlock does not govern `chmod`, `chown`, `utime` on files it lets a
 //!   command read. The filter refuses set-user-ID and set-group-ID modes and extended
-//!   attributes (file capabilities); other mode and time changes outside the roots are not
-//!   refused.
+//!   attributes (file capabilities), and a command has no capability, so it cannot change
+//!   an owner; but the owner of a file may change its mode and times, and those changes
+//!   outside the roots are not refused. For a server running as **root** that means every
+//!   root-owned file of the system: a command could `chmod o+w /etc/passwd` for another
+//!   local user to abuse later. Run the server as an unprivileged user; its commands can
+//!   then only touch that user's own files' modes. (Refusing it would need every mount
+//!   outside the roots made read-only in a namespace of each call.)
+//! - **Device files** cannot be made anywhere (the make-block and make-char rights are
+//!   never granted), so a command of a root server cannot reach a disk through a node it
+//!   made.
 //! - **Other processes' `/proc` entries**: their `environ`, memory and links are unreadable
 //!   (see above), but their `cmdline`, `status` and the like are world-readable by design:
 //!   keep secrets out of command lines. A PID namespace with its own `/proc` would hide the
@@ -257,6 +276,14 @@ pub struct SandboxConfig {
     /// own). Clients that ignore the proxy variables reach nothing. See
     /// [`check_network_hosts`](Self::check_network_hosts).
     pub network_hosts: Vec<String>,
+    /// Whether commands may make `AF_UNIX` sockets with `socket` (default `false`;
+    /// `socketpair`, which reaches nothing outside, always works). A named or abstract socket
+    /// reaches the services of the host listening on it: the user's systemd manager
+    /// (`systemd-run --user` starts a process outside the sandbox), the D-Bus session bus
+    /// (the keyring), Docker's socket (root on the host), ssh and gpg agents. Landlock does
+    /// not govern connecting to a socket by its path, so only allow them for commands you
+    /// would trust with those services (`--bash-unix-sockets`).
+    pub unix_sockets: bool,
     /// Paths commands may not read, beyond [`DEFAULT_DENY_READ`]; a path starting with `~/`
     /// is taken beneath the server's home directory. Paths that do not exist are skipped.
     pub deny_read: Vec<PathBuf>,
@@ -279,6 +306,7 @@ impl Default for SandboxConfig {
             network: false,
             network_for: Vec::new(),
             network_hosts: Vec::new(),
+            unix_sockets: false,
             deny_read: Vec::new(),
             protected: DEFAULT_PROTECTED.iter().map(|s| (*s).to_owned()).collect(),
             helper: None,

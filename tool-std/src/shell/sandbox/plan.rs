@@ -36,16 +36,23 @@ pub(crate) struct Plan {
     /// go to (and nowhere else).
     #[serde(default)]
     pub(crate) proxy_port: Option<u16>,
+    /// Whether `socket(AF_UNIX)` is allowed.
+    #[serde(default)]
+    pub(crate) unix_sockets: bool,
 }
 
 impl Plan {
-    /// What the network is for the command.
-    pub(crate) fn net(&self) -> super::seccomp::Net {
+    /// The sockets the command may make.
+    pub(crate) fn sockets(&self) -> super::seccomp::Sockets {
         use super::seccomp::Net;
-        match (self.network, self.proxy_port) {
+        let net = match (self.network, self.proxy_port) {
             (true, _) => Net::On,
             (false, Some(_)) => Net::Proxy,
             (false, None) => Net::Off,
+        };
+        super::seccomp::Sockets {
+            net,
+            unix: self.unix_sockets,
         }
     }
 }
@@ -79,6 +86,7 @@ pub(crate) struct PlanOptions<'a> {
     pub(crate) protected: &'a [String],
     pub(crate) network: bool,
     pub(crate) proxy_port: Option<u16>,
+    pub(crate) unix_sockets: bool,
 }
 
 /// A made plan: what the helper applies, the protected paths that existed, and notes for the
@@ -191,6 +199,7 @@ pub(crate) fn build(options: &PlanOptions<'_>, dir: &CallDir) -> Result<Made, St
             binds,
             network: options.network,
             proxy_port: options.proxy_port,
+            unix_sockets: options.unix_sockets,
         },
         protected_before,
         notes,
@@ -536,6 +545,7 @@ mod tests {
                 protected: &defaults(),
                 network: false,
                 proxy_port: None,
+                unix_sockets: false,
             },
             &call,
         )

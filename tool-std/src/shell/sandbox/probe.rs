@@ -26,11 +26,19 @@ pub struct SandboxStatus {
     /// The hosts commands reach through the proxy while the network is off
     /// ([`SandboxConfig::network_hosts`]).
     pub network_hosts: Vec<String>,
+    /// Whether commands may make UNIX sockets ([`SandboxConfig::unix_sockets`]).
+    pub unix_sockets: bool,
     /// Why the sandbox is unavailable.
     pub reason: Option<String>,
 }
 
 impl SandboxStatus {
+    /// Whether a command's signals reach only processes inside the sandbox, and abstract
+    /// UNIX sockets outside it are out of reach: Landlock ABI 6 (Linux 6.12) or later.
+    pub fn signals_scoped(&self) -> bool {
+        self.landlock_abi.is_some_and(|abi| abi >= 6)
+    }
+
     /// Whether `bash` calls run (sandboxed, or with the sandbox off).
     pub fn runs_commands(&self) -> bool {
         self.available || self.mode == SandboxMode::Off
@@ -58,16 +66,32 @@ impl std::fmt::Display for SandboxStatus {
             (false, []) => "off".to_owned(),
             (false, hosts) => format!("off but for {} through a proxy", hosts.join(", ")),
         };
+        let abi = self.landlock_abi.unwrap_or(0);
         write!(
             f,
-            "on (Landlock ABI {}, seccomp, {}; network {network})",
-            self.landlock_abi.unwrap_or(0),
+            "on (Landlock ABI {abi}, seccomp, {}; network {network}; unix sockets {})",
             if self.mount_namespace {
                 "mount namespaces"
             } else {
                 "no mount namespaces: calls with protected paths in a read-write root are refused"
             },
-        )
+            if self.unix_sockets { "on" } else { "off" },
+        )?;
+        if !self.signals_scoped() {
+            write!(
+                f,
+                "; signals and abstract sockets are not scoped before Landlock ABI 6 (Linux \
+                 6.12): a command can signal the user's other processes, the server included"
+            )?;
+        }
+        if rustix::process::geteuid().is_root() {
+            write!(
+                f,
+                "; the server runs as root: commands have no capabilities but can still change \
+                 the modes of root-owned files outside the roots (run it as another user)"
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -85,6 +109,7 @@ pub(super) fn status(config: &SandboxConfig) -> SandboxStatus {
         mount_namespace: false,
         network: config.network,
         network_hosts: config.network_hosts.clone(),
+        unix_sockets: config.unix_sockets,
         reason: None,
     };
     if config.mode == SandboxMode::Off {

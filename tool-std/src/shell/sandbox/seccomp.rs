@@ -27,6 +27,12 @@ use seccompiler::{
     SeccompRule, TargetArch, sock_filter,
 };
 
+/// `fchmodat2` (Linux 6.6) and `setxattrat` (Linux 6.13) have one number on every
+/// architecture since the table was unified; the `libc` crate does not name them on all of
+/// them, and a call a filter leaves out is a call it allows.
+const SYS_FCHMODAT2: i64 = 452;
+const SYS_SETXATTRAT: i64 = 463;
+
 /// Refused whatever their arguments.
 const ALWAYS: &[i64] = &[
     libc::SYS_ptrace,
@@ -60,6 +66,7 @@ const ALWAYS: &[i64] = &[
     libc::SYS_setxattr,
     libc::SYS_lsetxattr,
     libc::SYS_fsetxattr,
+    SYS_SETXATTRAT,
     #[cfg(target_arch = "x86_64")]
     libc::SYS_iopl,
     #[cfg(target_arch = "x86_64")]
@@ -81,6 +88,26 @@ const MOUNTS: &[i64] = &[
     libc::SYS_mount_setattr,
     libc::SYS_setns,
 ];
+
+/// The sockets a command may make: its network, and whether `AF_UNIX` sockets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Sockets {
+    pub(crate) net: Net,
+    /// Whether `socket(AF_UNIX)` is allowed (`socketpair` always is): a named or abstract
+    /// socket reaches the host's services (the user's systemd manager, D-Bus, Docker, ssh and
+    /// gpg agents), which act outside the sandbox.
+    pub(crate) unix: bool,
+}
+
+impl Sockets {
+    /// A dense index, for tables kept per kind of call.
+    pub(crate) fn index(self) -> usize {
+        self.net as usize * 2 + usize::from(self.unix)
+    }
+
+    /// How many values [`index`](Self::index) takes.
+    pub(crate) const COUNT: usize = 6;
+}
 
 /// What the network is for a command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,18 +138,19 @@ const SET_ID: &[u64] = &[libc::S_ISUID as u64, libc::S_ISGID as u64];
 
 /// Installs every filter on this thread (and so on everything it `exec`s and starts);
 /// `no_new_privs` is set first by `seccompiler`.
-pub(super) fn apply(network: Net) -> Result<(), String> {
-    install_shared(network)?;
+pub(super) fn apply(sockets: Sockets) -> Result<(), String> {
+    install_shared(sockets)?;
     install_namespaces()?;
     install_fallbacks()
 }
 
-/// Installs the shared filter for `network` on this thread; each program is compiled once
+/// Installs the shared filter for `sockets` on this thread; each program is compiled once
 /// per process.
-pub(super) fn install_shared(network: Net) -> Result<(), String> {
-    static COMPILED: [OnceLock<Result<BpfProgram, String>>; 3] = [const { OnceLock::new() }; 3];
-    let program = COMPILED[network as usize]
-        .get_or_init(|| compile(network))
+pub(super) fn install_shared(sockets: Sockets) -> Result<(), String> {
+    static COMPILED: [OnceLock<Result<BpfProgram, String>>; Sockets::COUNT] =
+        [const { OnceLock::new() }; Sockets::COUNT];
+    let program = COMPILED[sockets.index()]
+        .get_or_init(|| compile(sockets))
         .as_ref()
         .map_err(Clone::clone)?;
     install(program)
@@ -175,57 +203,65 @@ fn any_bit(arg: u8, bits: &[u64]) -> Result<Vec<SeccompRule>, String> {
 
 /// The rules of the shared filter: system call number to the rules refusing it (an empty
 /// list refuses it always).
-pub(super) fn rules(network: Net) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
-    let mut rules = BTreeMap::new();
-    shared_rules(network, &mut rules)?;
-    Ok(rules)
-}
-
-fn shared_rules(network: Net, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Result<(), String> {
+pub(super) fn rules(sockets: Sockets) -> Result<BTreeMap<i64, Vec<SeccompRule>>, String> {
     use SeccompCmpOp::{Eq, MaskedEq, Ne};
+    let mut rules = BTreeMap::new();
     for &nr in ALWAYS {
         rules.insert(nr, Vec::new());
     }
 
-    // Sockets: only AF_UNIX without the network; with it, no VSOCK, packet or raw IP sockets.
     let unix = libc::AF_UNIX as u64;
-    if network == Net::Proxy {
-        let mut socket = vec![rule(vec![
-            cond(0, Ne, unix)?,
-            cond(0, Ne, libc::AF_INET as u64)?,
-            cond(0, Ne, libc::AF_INET6 as u64)?,
-        ])?];
-        for family in [libc::AF_INET, libc::AF_INET6] {
-            for kind in [
-                libc::SOCK_DGRAM,
-                libc::SOCK_RAW,
-                libc::SOCK_RDM,
-                libc::SOCK_SEQPACKET,
-                // SOCK_PACKET, long deprecated (and refused for AF_INET by the kernel).
-                10,
-            ] {
+    let mut socket = Vec::new();
+    if !sockets.unix {
+        socket.push(rule(vec![cond(0, Eq, unix)?])?);
+    }
+    match sockets.net {
+        // Nothing but (maybe) AF_UNIX.
+        Net::Off => socket.push(rule(vec![cond(0, Ne, unix)?])?),
+        // TCP only: Landlock's port rule governs TCP sockets and nothing else, so MPTCP,
+        // SCTP and the like (any protocol but 0 and IPPROTO_TCP) would pass it.
+        Net::Proxy => {
+            socket.push(rule(vec![
+                cond(0, Ne, unix)?,
+                cond(0, Ne, libc::AF_INET as u64)?,
+                cond(0, Ne, libc::AF_INET6 as u64)?,
+            ])?);
+            for family in [libc::AF_INET, libc::AF_INET6] {
+                for kind in [
+                    libc::SOCK_DGRAM,
+                    libc::SOCK_RAW,
+                    libc::SOCK_RDM,
+                    libc::SOCK_SEQPACKET,
+                    // SOCK_PACKET, long deprecated (and refused for AF_INET by the kernel).
+                    10,
+                ] {
+                    socket.push(rule(vec![
+                        cond(0, Eq, family as u64)?,
+                        cond(1, MaskedEq(0xf), kind as u64)?,
+                    ])?);
+                }
                 socket.push(rule(vec![
                     cond(0, Eq, family as u64)?,
-                    cond(1, MaskedEq(0xf), kind as u64)?,
+                    cond(2, Ne, 0)?,
+                    cond(2, Ne, libc::IPPROTO_TCP as u64)?,
                 ])?);
             }
         }
-        rules.insert(libc::SYS_socket, socket);
-    } else if network == Net::On {
-        let mut socket = Vec::new();
-        for family in [libc::AF_VSOCK, libc::AF_PACKET] {
-            socket.push(rule(vec![cond(0, Eq, family as u64)?])?);
+        // No VSOCK, packet or raw IP sockets.
+        Net::On => {
+            for family in [libc::AF_VSOCK, libc::AF_PACKET] {
+                socket.push(rule(vec![cond(0, Eq, family as u64)?])?);
+            }
+            for family in [libc::AF_INET, libc::AF_INET6] {
+                socket.push(rule(vec![
+                    cond(0, Eq, family as u64)?,
+                    cond(1, MaskedEq(0xf), libc::SOCK_RAW as u64)?,
+                ])?);
+            }
         }
-        for family in [libc::AF_INET, libc::AF_INET6] {
-            socket.push(rule(vec![
-                cond(0, Eq, family as u64)?,
-                cond(1, MaskedEq(0xf), libc::SOCK_RAW as u64)?,
-            ])?);
-        }
-        rules.insert(libc::SYS_socket, socket);
-    } else {
-        rules.insert(libc::SYS_socket, vec![rule(vec![cond(0, Ne, unix)?])?]);
     }
+    rules.insert(libc::SYS_socket, socket);
+    // A connected pair of AF_UNIX sockets reaches nothing outside.
     rules.insert(libc::SYS_socketpair, vec![rule(vec![cond(0, Ne, unix)?])?]);
 
     // Personality: only the query (0xffffffff) and the default (PER_LINUX, 0).
@@ -234,14 +270,16 @@ fn shared_rules(network: Net, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Re
         vec![rule(vec![cond(0, Ne, 0)?, cond(0, Ne, 0xffff_ffff)?])?],
     );
 
-    // Set-user-ID and set-group-ID modes, by chmod or by creating a file with them.
+    // Set-user-ID and set-group-ID modes, by chmod or by creating a file or node with them.
     rules.insert(libc::SYS_fchmod, any_bit(1, SET_ID)?);
     rules.insert(libc::SYS_fchmodat, any_bit(2, SET_ID)?);
+    rules.insert(SYS_FCHMODAT2, any_bit(2, SET_ID)?);
+    rules.insert(libc::SYS_mknodat, any_bit(2, SET_ID)?);
     #[cfg(target_arch = "x86_64")]
     {
-        rules.insert(libc::SYS_fchmodat2, any_bit(2, SET_ID)?);
         rules.insert(libc::SYS_chmod, any_bit(1, SET_ID)?);
         rules.insert(libc::SYS_creat, any_bit(1, SET_ID)?);
+        rules.insert(libc::SYS_mknod, any_bit(1, SET_ID)?);
     }
     let creating = |flags_arg: u8, mode_arg: u8| -> Result<Vec<SeccompRule>, String> {
         SET_ID
@@ -261,13 +299,13 @@ fn shared_rules(network: Net, rules: &mut BTreeMap<i64, Vec<SeccompRule>>) -> Re
     rules.insert(libc::SYS_openat, creating(2, 3)?);
     #[cfg(target_arch = "x86_64")]
     rules.insert(libc::SYS_open, creating(1, 2)?);
-    Ok(())
+    Ok(rules)
 }
 
 /// The shared filter, compiled.
-pub(super) fn compile(network: Net) -> Result<BpfProgram, String> {
+pub(super) fn compile(sockets: Sockets) -> Result<BpfProgram, String> {
     let filter = SeccompFilter::new(
-        rules(network)?,
+        rules(sockets)?,
         SeccompAction::Allow,
         SeccompAction::Errno(libc::EPERM as u32),
         target()?,
@@ -409,18 +447,25 @@ mod tests {
 
     #[test]
     fn the_shared_filter_compiles_with_and_without_the_network() {
-        for network in [Net::Off, Net::Proxy, Net::On] {
-            let program = compile(network).unwrap();
-            assert!(program.len() > 50, "{}", program.len());
-            assert!(program.len() < 4096, "within the kernel's limit");
+        for net in [Net::Off, Net::Proxy, Net::On] {
+            for unix in [false, true] {
+                let program = compile(Sockets { net, unix }).unwrap();
+                assert!(program.len() > 50, "{}", program.len());
+                assert!(program.len() < 4096, "within the kernel's limit");
+            }
         }
-        let rules = rules(Net::Off).unwrap();
+        let rules = rules(Sockets {
+            net: Net::Off,
+            unix: false,
+        })
+        .unwrap();
         for nr in [
             libc::SYS_ptrace,
             libc::SYS_io_uring_setup,
             libc::SYS_io_uring_enter,
             libc::SYS_io_uring_register,
             libc::SYS_bpf,
+            SYS_SETXATTRAT,
         ] {
             assert!(
                 rules.get(&nr).is_some_and(Vec::is_empty),

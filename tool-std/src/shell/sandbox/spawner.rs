@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::apply;
 use super::plan::Plan;
-use super::seccomp::{self, Net};
+use super::seccomp::{self, Sockets};
 
 type Job = Box<dyn FnOnce() + Send>;
 
@@ -47,7 +47,7 @@ pub(crate) fn start_confined(
     start: impl FnOnce(Result<(), String>) + Send + 'static,
 ) -> Result<(), String> {
     let mounts = !plan.binds.is_empty();
-    let spawner = spawner(plan.net(), mounts)?;
+    let spawner = spawner(plan.sockets(), mounts)?;
     let mut job: Job = Box::new(move || start(apply::confine_call_thread(&plan)));
     let waiting = spawner
         .ready
@@ -67,19 +67,24 @@ pub(crate) fn start_confined(
     spawner
         .requests
         .send(Request::Run(job))
-        .map_err(|_| "the sandbox's spawner thread has stopped".to_owned())
+        .map_err(|_| "the sandbox's spawner thread has stopped".to_owned())?;
+    // No thread was waiting (the first call, or calls closer together than a thread starts):
+    // have one ready for the next call.
+    let _ = spawner.requests.send(Request::Refill);
+    Ok(())
 }
 
-/// The spawner for calls with the network `network`, with or without mounts, started on first use.
-fn spawner(network: Net, mounts: bool) -> Result<&'static Spawner, String> {
-    static SPAWNERS: [OnceLock<Result<Spawner, String>>; 6] = [const { OnceLock::new() }; 6];
-    SPAWNERS[network as usize * 2 + usize::from(mounts)]
-        .get_or_init(|| start_spawner(network, mounts))
+/// The spawner for calls making `sockets`, with or without mounts, started on first use.
+fn spawner(sockets: Sockets, mounts: bool) -> Result<&'static Spawner, String> {
+    static SPAWNERS: [OnceLock<Result<Spawner, String>>; Sockets::COUNT * 2] =
+        [const { OnceLock::new() }; Sockets::COUNT * 2];
+    SPAWNERS[sockets.index() * 2 + usize::from(mounts)]
+        .get_or_init(|| start_spawner(sockets, mounts))
         .as_ref()
         .map_err(Clone::clone)
 }
 
-fn start_spawner(network: Net, mounts: bool) -> Result<Spawner, String> {
+fn start_spawner(sockets: Sockets, mounts: bool) -> Result<Spawner, String> {
     let (requests, queue) = mpsc::channel::<Request>();
     let ready: Arc<Mutex<Option<Sender<Job>>>> = Arc::default();
     let slot = ready.clone();
@@ -88,7 +93,7 @@ fn start_spawner(network: Net, mounts: bool) -> Result<Spawner, String> {
         .name("bash-sandbox-spawner".to_owned())
         .spawn(move || {
             // A call that mounts adds the namespace filter after its mounts.
-            let installed = seccomp::install_shared(network)
+            let installed = seccomp::install_shared(sockets)
                 .and_then(|()| {
                     if mounts {
                         Ok(())
@@ -103,8 +108,9 @@ fn start_spawner(network: Net, mounts: bool) -> Result<Spawner, String> {
                 return;
             }
             let refill = || {
-                if let Some(thread) = waiting_thread() {
-                    *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(thread);
+                let mut waiting = slot.lock().unwrap_or_else(|e| e.into_inner());
+                if waiting.is_none() {
+                    *waiting = waiting_thread();
                 }
             };
             refill();
