@@ -140,6 +140,18 @@
 //!   (see above), but their `cmdline`, `status` and the like are world-readable by design:
 //!   keep secrets out of command lines. A PID namespace with its own `/proc` would hide the
 //!   other processes altogether; it is not built.
+//! - **The confining thread**, confined from a thread of the server, shares the command's
+//!   Landlock domain until it ends, which it does as soon as the command is started: for
+//!   that instant (tens of microseconds, against the millisecond a shell takes to start) a
+//!   command that already knew the thread's id could signal it, and so the server. The
+//!   helper path has no such instant.
+//! - **A process that leaves the command's process group** (`setsid`, `setpgid`) is not
+//!   ended with the call: it keeps running under the same sandbox (it can write where the
+//!   call could, and nowhere else). Refusing those calls would refuse the spawn of the
+//!   command itself, which makes its group the same way.
+//! - **Descriptors the server inherited** without close-on-exec from whatever started it
+//!   reach the command (Landlock does not govern descriptors already open); the server's
+//!   own are all close-on-exec.
 //! - **Hosts**: Landlock's network rights govern ports, not addresses: with an allow-list,
 //!   a command can connect to the proxy's port number on any address (the kernel picks the
 //!   port at random when the proxy starts; nothing else of the host is reachable). Clients
