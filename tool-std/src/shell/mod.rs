@@ -106,6 +106,7 @@ pub mod config;
 pub(crate) mod lex;
 mod process;
 pub mod sandbox;
+mod sandboxed;
 pub mod security;
 
 pub use bash::{BashRequest, CommandResult};
