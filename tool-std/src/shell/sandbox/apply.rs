@@ -118,7 +118,8 @@ pub(super) fn confine_call_thread(plan: &Plan) -> Result<(), String> {
         make_mounts_private()?;
         mount_all(plan)?;
     }
-    drop_capabilities()?;
+    // The capabilities went on the spawner, whose threads inherit its empty bounding set
+    // (the thread's own effective capabilities, which make the mounts, stay).
     landlock(plan)?;
     if mounts {
         seccomp::install_namespaces()?;
@@ -151,7 +152,7 @@ fn mount_all(plan: &Plan) -> Result<(), String> {
 /// reach devices, override file modes or keep set-user-ID bits). Root empties its bounding
 /// set, so the shell `exec`'d next runs as user 0 with no capability; any user clears the
 /// ambient set, which would otherwise carry capabilities across `exec`.
-fn drop_capabilities() -> Result<(), String> {
+pub(super) fn drop_capabilities() -> Result<(), String> {
     use rustix::thread::CapabilitySet;
     rustix::thread::clear_ambient_capability_set()
         .or_else(|e| {

@@ -6,11 +6,12 @@
 //! seccomp filters are the same for every call, and installing one costs the kernel time in
 //! proportion to its length (a fifth of a millisecond for the shared filter), so they are
 //! installed once, on a long-lived *spawner* thread: the calls' threads are started by it and
-//! inherit its filters and `no_new_privs` as they are. There is one spawner per way of the
-//! network, and per whether the calls mount: a call that mounts cannot have the namespace
-//! filter before its mounts are made, so its spawner leaves that one out and the call's
-//! thread adds it after (it is a few instructions long). Each spawner keeps one thread
-//! started ahead, waiting for the next call.
+//! inherit its filters, `no_new_privs` and its emptied capability bounding and ambient sets
+//! as they are. There is one spawner per kind of sockets the calls may make, and per
+//! whether the calls mount: a call that mounts cannot have the namespace filter before its
+//! mounts are made, so its spawner leaves that one out and the call's thread adds it after
+//! (it is a few instructions long). Each spawner keeps one thread started ahead, waiting for
+//! the next call.
 
 use std::sync::mpsc::{self, Sender};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -93,7 +94,8 @@ fn start_spawner(sockets: Sockets, mounts: bool) -> Result<Spawner, String> {
         .name("bash-sandbox-spawner".to_owned())
         .spawn(move || {
             // A call that mounts adds the namespace filter after its mounts.
-            let installed = seccomp::install_shared(sockets)
+            let installed = apply::drop_capabilities()
+                .and_then(|()| seccomp::install_shared(sockets))
                 .and_then(|()| {
                     if mounts {
                         Ok(())
