@@ -12,12 +12,31 @@ use tool_std::shell::ShellConfig;
 
 use crate::support::sandbox::{Escape, have};
 
+/// A listener the tests watch: TCP or UNIX.
+trait Listener {
+    /// Takes a waiting connection, without waiting; whether there was one.
+    fn take(&self) -> bool;
+}
+
+impl Listener for TcpListener {
+    fn take(&self) -> bool {
+        self.set_nonblocking(true).unwrap();
+        self.accept().is_ok()
+    }
+}
+
+impl Listener for std::os::unix::net::UnixListener {
+    fn take(&self) -> bool {
+        self.set_nonblocking(true).unwrap();
+        self.accept().is_ok()
+    }
+}
+
 /// Whether `listener` has a connection waiting (within a short wait).
-fn reached(listener: &TcpListener) -> bool {
-    listener.set_nonblocking(true).unwrap();
+fn reached(listener: &impl Listener) -> bool {
     let end = std::time::Instant::now() + Duration::from_millis(300);
     while std::time::Instant::now() < end {
-        if listener.accept().is_ok() {
+        if listener.take() {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
@@ -67,19 +86,6 @@ async fn loopback_listeners_are_not_reached_with_the_network_off() {
     assert_eq!(out["output"], "unix\n", "{out}");
 }
 
-/// Whether `listener` has a connection waiting (within a short wait).
-fn unix_reached(listener: &std::os::unix::net::UnixListener) -> bool {
-    listener.set_nonblocking(true).unwrap();
-    let end = std::time::Instant::now() + Duration::from_millis(300);
-    while std::time::Instant::now() < end {
-        if listener.accept().is_ok() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
-}
-
 #[tokio::test]
 async fn unix_sockets_of_the_host_are_not_reached() {
     use std::os::linux::net::SocketAddrExt;
@@ -124,12 +130,9 @@ async fn unix_sockets_of_the_host_are_not_reached() {
             out["error"].as_str().unwrap().contains("not permitted"),
             "{what}: {out}"
         );
+        assert!(!reached(&named), "{what} reached the named socket: {out}");
         assert!(
-            !unix_reached(&named),
-            "{what} reached the named socket: {out}"
-        );
-        assert!(
-            !unix_reached(&abstract_listener),
+            !reached(&abstract_listener),
             "{what} reached the abstract socket: {out}"
         );
     }
@@ -143,7 +146,7 @@ async fn unix_sockets_of_the_host_are_not_reached() {
     let named2 = UnixListener::bind(&path2).unwrap();
     let out = e2.run(&connect(&format!("'{}'", path2.display()))).await;
     assert_eq!(out["output"], "connected\n", "{out}");
-    assert!(unix_reached(&named2));
+    assert!(reached(&named2));
 }
 
 #[tokio::test]

@@ -73,8 +73,8 @@
 //! closed). Landlock keeps a command out of the `/proc/<pid>` entries of processes outside its
 //! sandbox (`environ`, `maps`, `mem`, the `fd`, `cwd` and `root` links), the server's
 //! included; a command started by root would still read `environ` and `maps` with
-//! `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN` or `CAP_PERFMON`, so it loses those (with `CAP_BPF`,
-//! `CAP_SYS_MODULE`, `CAP_SYS_RAWIO` and `CAP_CHECKPOINT_RESTORE`) from its bounding set.
+//! `CAP_SYS_PTRACE`, `CAP_SYS_ADMIN` or `CAP_PERFMON`, so it keeps no capability at all (an
+//! empty bounding set).
 //!
 //! A host binary makes itself the helper by calling [`dispatch`] first thing in `main`, before
 //! any thread or async runtime starts; a host that cannot (a test harness, a doctest) points

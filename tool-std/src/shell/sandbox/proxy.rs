@@ -89,12 +89,17 @@ impl HostPattern {
 
     /// How the list names this pattern.
     fn shown(&self) -> String {
-        match (self.host.contains(':'), self.port) {
-            (true, Some(p)) => format!("[{}]:{p}", self.host),
-            (true, None) => format!("[{}]", self.host),
-            (false, Some(p)) => format!("{}:{p}", self.host),
-            (false, None) => self.host.clone(),
-        }
+        host_and_port(&self.host, self.port)
+    }
+}
+
+/// `host` and `port` as a URL's authority: an IPv6 address in brackets.
+fn host_and_port(host: &str, port: Option<u16>) -> String {
+    match (host.contains(':'), port) {
+        (true, Some(p)) => format!("[{host}]:{p}"),
+        (true, None) => format!("[{host}]"),
+        (false, Some(p)) => format!("{host}:{p}"),
+        (false, None) => host.to_owned(),
     }
 }
 
@@ -214,16 +219,7 @@ pub(crate) fn parse_head(head: &[u8]) -> Result<Wanted, String> {
     // The request goes on with the target's own `Host` (a CDN routes by it, so another one
     // would reach a site that is not listed) and ends the connection after its answer: what
     // follows on it is copied through unread, so a second request must not ride along.
-    let shown = if host.contains(':') {
-        format!("[{host}]")
-    } else {
-        host.clone()
-    };
-    let shown = if port == 80 {
-        shown
-    } else {
-        format!("{shown}:{port}")
-    };
+    let shown = host_and_port(&host, (port != 80).then_some(port));
     let mut forward = format!("{method} {path} {version}\r\nHost: {shown}\r\n");
     for line in rest.split("\r\n").filter(|l| !l.is_empty()) {
         let name = line
