@@ -34,8 +34,7 @@ fn layout(base: &std::path::Path) {
 }
 
 fn sha256_hex(text: &str) -> String {
-    let hash = toolsmith::mcp::token_sha256(text);
-    hash.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(toolsmith::mcp::token_sha256(text))
 }
 
 /// The calls Alice makes at Bob's root: every way the file, search and bash tools name a path.

@@ -92,10 +92,6 @@ fn serve_connection(stream: std::net::TcpStream, sink: &Received) {
     }
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 #[test]
 fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
     let (endpoint, received) = receiver();
@@ -149,8 +145,8 @@ fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
     let mut parents: Vec<String> = Vec::new();
     for (service, span) in calls {
         assert!(service.contains("toolsmith-otlp-test"), "{service}");
-        assert_eq!(hex(&span.trace_id), trace);
-        parents.push(hex(&span.parent_span_id));
+        assert_eq!(hex::encode(&span.trace_id), trace);
+        parents.push(hex::encode(&span.parent_span_id));
         let names: Vec<&str> = span.attributes.iter().map(|kv| kv.key.as_str()).collect();
         for key in [
             "gen_ai.operation.name",

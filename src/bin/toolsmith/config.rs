@@ -227,7 +227,7 @@ impl Config {
                 }
             }
             for host in bash.network_hosts.iter().flatten() {
-                tool_std::shell::sandbox::check_network_host(host.get_ref())
+                tool_std::trust::sandbox::check_network_host(host.get_ref())
                     .map_err(|why| self.error_at(host.span(), &why))?;
             }
         }
@@ -434,8 +434,7 @@ fn located(path: &Path, at: Option<(usize, usize)>, message: &str) -> ConfigErro
 /// The SHA-256 of `text`, in lowercase hex.
 pub(crate) fn sha256_hex(text: &str) -> String {
     use sha2::Digest;
-    let digest = sha2::Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    hex::encode(sha2::Sha256::digest(text.as_bytes()))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use async_trait::async_trait;
+use hmac::{Hmac, KeyInit, Mac};
 use rmcp::model::{
     CancelledNotificationParam, ClientCapabilities, ClientResult, ElicitRequest,
     ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema, EnumSchema,
@@ -16,10 +17,11 @@ use rmcp::model::{
 use rmcp::service::{Peer, PeerRequestOptions, RoleServer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use sha2::Sha256;
 use tokio_util::sync::CancellationToken;
 
 use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
-use crate::http::{sha256, tokens_match};
+use crate::http::sha256;
 
 /// How long the user has to answer an `elicitation/create`.
 pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(600);
@@ -282,8 +284,9 @@ impl RoundTripApprover {
     }
 
     fn ask(&self, request: &ApprovalRequest) -> ApprovalDecision {
+        let nonce = random_bytes().unwrap_or_else(|_| sha256(request.call_id.as_bytes()));
         let state = State {
-            nonce: hex(&random_bytes().unwrap_or_else(|_| sha256(request.call_id.as_bytes()))),
+            nonce: hex::encode(nonce),
             expires: now_secs().saturating_add(APPROVAL_STATE_TTL.as_secs()),
             principal: self.principal.clone(),
             tool: request.tool.clone(),
@@ -447,29 +450,22 @@ fn arguments_hash(arguments: &Value) -> String {
     }
     let mut text = String::new();
     canonical(arguments, &mut text);
-    hex(&sha256(text.as_bytes()))
+    hex::encode(sha256(text.as_bytes()))
 }
 
-/// HMAC-SHA256 (RFC 2104) of `message` under a 32-byte key.
-fn hmac(key: &[u8; 32], message: &[u8]) -> [u8; 32] {
-    let mut inner = vec![0x36u8; 64];
-    let mut outer = vec![0x5cu8; 64];
-    for (i, k) in key.iter().enumerate() {
-        inner[i] ^= k;
-        outer[i] ^= k;
-    }
-    inner.extend_from_slice(message);
-    let inner_hash = sha256(&inner);
-    outer.extend_from_slice(&inner_hash);
-    sha256(&outer)
+/// HMAC-SHA256 (RFC 2104) of `message` under `key`, to finish into a tag or to check one with.
+fn hmac(key: &[u8], message: &[u8]) -> Hmac<Sha256> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
+    mac.update(message);
+    mac
 }
 
 /// `ta1.<hex payload>.<hex tag>`.
 fn seal(key: &[u8; 32], state: &State) -> String {
     let payload = serde_json::to_vec(state).unwrap_or_default();
-    let body = hex(&payload);
-    let tag = hmac(key, body.as_bytes());
-    format!("ta1.{body}.{}", hex(&tag))
+    let body = hex::encode(payload);
+    let tag = hmac(key, body.as_bytes()).finalize().into_bytes();
+    format!("ta1.{body}.{}", hex::encode(tag))
 }
 
 /// The state, if `sealed` is one this key made.
@@ -479,31 +475,11 @@ fn open(key: &[u8; 32], sealed: &str) -> Option<State> {
     if body.len() > 16 * 1024 {
         return None;
     }
-    let expected = hmac(key, body.as_bytes());
-    if !tokens_match(&unhex(tag)?, &expected) {
-        return None;
-    }
-    serde_json::from_slice(&unhex(body)?).ok()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(DIGITS[usize::from(b >> 4)]));
-        out.push(char::from(DIGITS[usize::from(b & 15)]));
-    }
-    out
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    text.as_bytes()
-        .chunks_exact(2)
-        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
-        .collect()
+    let mut given = [0u8; 32];
+    hex::decode_to_slice(tag, &mut given).ok()?;
+    // `verify_slice` compares the tags in constant time.
+    hmac(key, body.as_bytes()).verify_slice(&given).ok()?;
+    serde_json::from_slice(&hex::decode(body).ok()?).ok()
 }
 
 #[cfg(test)]
@@ -520,13 +496,84 @@ mod tests {
         }
     }
 
+    /// RFC 4231, section 4: the HMAC-SHA-256 of test cases 1 to 7 (key, data, tag).
+    fn rfc_4231_cases() -> Vec<(Vec<u8>, Vec<u8>, &'static str)> {
+        vec![
+            (
+                vec![0x0b; 20],
+                b"Hi There".to_vec(),
+                "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+            ),
+            (
+                b"Jefe".to_vec(),
+                b"what do ya want for nothing?".to_vec(),
+                "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+            ),
+            (
+                vec![0xaa; 20],
+                vec![0xdd; 50],
+                "773ea91e36800e46854db8ebd09181a72959098b3ef8c122d9635514ced565fe",
+            ),
+            (
+                (0x01..=0x19).collect(),
+                vec![0xcd; 50],
+                "82558a389a443c0ea4cc819899f2083a85f0faa3e578f8077a2e3ff46729665b",
+            ),
+            // Truncated to 128 bits.
+            (
+                vec![0x0c; 20],
+                b"Test With Truncation".to_vec(),
+                "a3b6167473100ee06e0c796c2955552b",
+            ),
+            (
+                vec![0xaa; 131],
+                b"Test Using Larger Than Block-Size Key - Hash Key First".to_vec(),
+                "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54",
+            ),
+            (
+                vec![0xaa; 131],
+                b"This is a test using a larger than block-size key and a larger than block-size \
+                  data. The key needs to be hashed before being used by the HMAC algorithm."
+                    .to_vec(),
+                "9b09ffa71b942fcb27635fbcd5b0e944bfdc63644f0713938a7f51535c3a35e2",
+            ),
+        ]
+    }
+
     #[test]
-    fn hmac_matches_rfc_4231_case_2_shape() {
-        // Same key, same message: same tag; another key: another.
-        let a = hmac(&[1; 32], b"message");
-        assert_eq!(a, hmac(&[1; 32], b"message"));
-        assert_ne!(a, hmac(&[2; 32], b"message"));
-        assert_ne!(a, hmac(&[1; 32], b"messagf"));
+    fn hmac_matches_rfc_4231_test_cases() {
+        let cases = rfc_4231_cases();
+        assert_eq!(cases.len(), 7);
+        for (i, (key, data, expected)) in cases.iter().enumerate() {
+            let case = i + 1;
+            let expected = hex::decode(expected).unwrap();
+            let tag = hmac(key, data).finalize().into_bytes();
+            assert_eq!(tag[..expected.len()], expected[..], "test case {case}");
+            if expected.len() == tag.len() {
+                assert!(hmac(key, data).verify_slice(&expected).is_ok(), "{case}");
+            } else {
+                // Case 5: its first 128 bits, which are not a whole tag.
+                assert_eq!((case, expected.len()), (5, 16));
+                assert!(hmac(key, data).verify_slice(&expected).is_err());
+                assert!(hmac(key, data).verify_truncated_left(&expected).is_ok());
+            }
+        }
+    }
+
+    #[test]
+    fn hmac_tags_are_checked_whole() {
+        let (key, data, expected) = &rfc_4231_cases()[1];
+        let tag = hex::decode(expected).unwrap();
+        assert!(hmac(key, data).verify_slice(&tag).is_ok());
+        // Another message, another key, one bit of the tag changed, the tag cut short.
+        let message = b"what do ya want for nothing!";
+        assert!(hmac(key, message).verify_slice(&tag).is_err());
+        assert!(hmac(b"Jeff", data).verify_slice(&tag).is_err());
+        let mut flipped = tag.clone();
+        flipped[31] ^= 1;
+        assert!(hmac(key, data).verify_slice(&flipped).is_err());
+        assert!(hmac(key, data).verify_slice(&tag[..31]).is_err());
+        assert!(hmac(key, data).verify_slice(&[]).is_err());
     }
 
     #[test]
@@ -548,6 +595,82 @@ mod tests {
         for junk in ["", "ta1.", "ta1.zz.zz", "rs1.a.b", "ta1.00"] {
             assert_eq!(open(&key, junk), None, "{junk}");
         }
+    }
+
+    /// A sealed state's body and tag.
+    fn parts(sealed: &str) -> (&str, &str) {
+        let rest = sealed.strip_prefix("ta1.").expect("ta1.");
+        rest.split_once('.').expect("body.tag")
+    }
+
+    #[test]
+    fn sealed_states_are_lowercase_hex_and_tagged_over_the_body() {
+        let key = [7u8; 32];
+        let sealed = seal(&key, &state());
+        let (body, tag) = parts(&sealed);
+        let lower_hex = |s: &str| s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        assert!(lower_hex(body) && lower_hex(tag), "{sealed}");
+        let payload = serde_json::to_vec(&state()).unwrap();
+        assert_eq!(hex::decode(body).unwrap(), payload);
+        let expected = hmac(&key, body.as_bytes()).finalize().into_bytes();
+        assert_eq!(tag, hex::encode(expected));
+    }
+
+    #[test]
+    fn sealed_states_keep_their_layout() {
+        // `ta1.`, the state's JSON in hex, `.`, the HMAC-SHA256 of that hex under the key.
+        let fixed = State {
+            expires: 4_102_444_800,
+            ..state()
+        };
+        let sealed = concat!(
+            "ta1.",
+            "7b226e6f6e6365223a2261623132222c2265787069726573223a343130323434343830302c22",
+            "7072696e636970616c223a22616c696365222c22746f6f6c223a2262617368222c2261726775",
+            "6d656e7473223a2234636632393631316136363933343836326632396163666363383137653330",
+            "623930356331616237336435653635383331343133656236623435346434396462227d",
+            ".15fb052e8df8464825682706ce9539dc322d9d290b47fa9dbd174c8fd78a418b",
+        );
+        assert_eq!(seal(&[7u8; 32], &fixed), sealed);
+        assert_eq!(open(&[7u8; 32], sealed), Some(fixed));
+    }
+
+    #[test]
+    fn a_tampered_state_is_refused() {
+        let key = [7u8; 32];
+        let sealed = seal(&key, &state());
+        let (body, tag) = parts(&sealed);
+        // Every hex digit of the body and of the tag, changed in turn.
+        for at in 4..sealed.len() {
+            if sealed.as_bytes()[at] == b'.' {
+                continue;
+            }
+            let mut altered = sealed.clone().into_bytes();
+            altered[at] = if altered[at] == b'f' { b'e' } else { b'f' };
+            let altered = String::from_utf8(altered).unwrap();
+            assert_eq!(open(&key, &altered), None, "{altered}");
+        }
+        // Another state (another principal) under the original tag.
+        let forged = State {
+            principal: "mallory".into(),
+            ..state()
+        };
+        let forged_body = hex::encode(serde_json::to_vec(&forged).unwrap());
+        assert_eq!(open(&key, &format!("ta1.{forged_body}.{tag}")), None);
+        // The tag cut short, lengthened, or missing; the body cut short.
+        for altered in [
+            format!("ta1.{body}.{}", &tag[..32]),
+            format!("ta1.{body}.{}", &tag[..tag.len() - 2]),
+            format!("ta1.{body}.{tag}00"),
+            format!("ta1.{body}."),
+            format!("ta1.{body}"),
+            format!("ta1.{}.{tag}", &body[..body.len() - 2]),
+            format!("ta1.{body}.+{}", &tag[1..]),
+        ] {
+            assert_eq!(open(&key, &altered), None, "{altered}");
+        }
+        // Untouched, it still opens.
+        assert_eq!(open(&key, &sealed), Some(state()));
     }
 
     #[test]

@@ -53,15 +53,8 @@ pub fn token_sha256(token: &str) -> [u8; 32] {
 
 /// Reads a SHA-256 written as 64 hexadecimal digits (either case); `None` for anything else.
 pub fn parse_sha256_hex(hex: &str) -> Option<[u8; 32]> {
-    let bytes = hex.as_bytes();
-    if bytes.len() != 64 {
-        return None;
-    }
     let mut out = [0u8; 32];
-    for (i, pair) in bytes.chunks_exact(2).enumerate() {
-        let text = std::str::from_utf8(pair).ok()?;
-        out[i] = u8::from_str_radix(text, 16).ok()?;
-    }
+    ::hex::decode_to_slice(hex, &mut out).ok()?;
     Some(out)
 }
 
@@ -72,14 +65,16 @@ mod tests {
     #[test]
     fn hashes_read_back() {
         let h = token_sha256("test");
-        let hex: String = h.iter().map(|b| format!("{b:02x}")).collect();
+        let text = hex::encode(h);
         assert_eq!(
-            hex,
+            text,
             "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
         );
-        assert_eq!(parse_sha256_hex(&hex), Some(h));
-        assert_eq!(parse_sha256_hex(&hex.to_uppercase()), Some(h));
-        assert_eq!(parse_sha256_hex(&hex[1..]), None);
-        assert_eq!(parse_sha256_hex(&format!("{}zz", &hex[2..])), None);
+        assert_eq!(parse_sha256_hex(&text), Some(h));
+        assert_eq!(parse_sha256_hex(&text.to_uppercase()), Some(h));
+        assert_eq!(parse_sha256_hex(&text[1..]), None);
+        assert_eq!(parse_sha256_hex(&format!("{}zz", &text[2..])), None);
+        assert_eq!(parse_sha256_hex(&format!("+{}", &text[1..])), None);
+        assert_eq!(parse_sha256_hex(&format!("{text}00")), None);
     }
 }

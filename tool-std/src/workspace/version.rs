@@ -44,25 +44,15 @@ impl Version {
     /// Reads a version as [`Display`](fmt::Display) writes it: exactly [`VERSION_DIGITS`] hex
     /// digits, either case; whitespace around them is ignored. `None` for anything else.
     pub fn parse(text: &str) -> Option<Version> {
-        let text = text.trim().as_bytes();
-        if text.len() != VERSION_DIGITS {
-            return None;
-        }
         let mut v = [0u8; VERSION_DIGITS / 2];
-        for (byte, pair) in v.iter_mut().zip(text.chunks_exact(2)) {
-            let digit = |c: u8| (c as char).to_digit(16);
-            *byte = u8::try_from(digit(pair[0])? * 16 + digit(pair[1])?).ok()?;
-        }
+        hex::decode_to_slice(text.trim(), &mut v).ok()?;
         Some(Version(v))
     }
 }
 
 impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
+        f.write_str(&hex::encode(self.0))
     }
 }
 
