@@ -67,6 +67,73 @@ impl Services {
     }
 }
 
+/// What the checks before a tool worked out about its call (a policy's parse of a command
+/// line), left for the tool so that it need not work it out again: one value per type.
+///
+/// The runtime gives a call's [`PolicyCall`](crate::policy::PolicyCall) the notes of the
+/// context its tool then runs with ([`ToolContext::notes`]). A note is made from the same
+/// validated arguments the tool reads, but a tool called outside the runtime gets none, so a
+/// tool takes a note only when it is about its own input and otherwise works it out itself.
+///
+/// ```
+/// use std::sync::Arc;
+/// let notes = tool_core::CallNotes::new();
+/// notes.insert(Arc::new(String::from("parsed")));
+/// assert_eq!(notes.get::<String>().as_deref().map(String::as_str), Some("parsed"));
+/// assert!(notes.get::<u32>().is_none());
+/// ```
+#[derive(Default)]
+pub struct CallNotes {
+    values: Mutex<Vec<(TypeId, Arc<dyn Any + Send + Sync>)>>,
+}
+
+/// The most notes one call keeps; one more replaces none and is dropped.
+const MAX_CALL_NOTES: usize = 16;
+
+impl CallNotes {
+    /// No notes.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Leaves (or replaces) the note of type `T`.
+    pub fn insert<T: Send + Sync + 'static>(&self, value: Arc<T>) {
+        let mut values = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        let id = TypeId::of::<T>();
+        if let Some(slot) = values.iter_mut().find(|(t, _)| *t == id) {
+            slot.1 = value;
+        } else if values.len() < MAX_CALL_NOTES {
+            values.push((id, value));
+        }
+    }
+
+    /// The note of type `T`, if one was left.
+    pub fn get<T: Send + Sync + 'static>(&self) -> Option<Arc<T>> {
+        let values = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        let id = TypeId::of::<T>();
+        values
+            .iter()
+            .find(|(t, _)| *t == id)
+            .and_then(|(_, v)| v.clone().downcast::<T>().ok())
+    }
+}
+
+impl Clone for CallNotes {
+    fn clone(&self) -> Self {
+        let values = self.values.lock().unwrap_or_else(|e| e.into_inner());
+        CallNotes {
+            values: Mutex::new(values.clone()),
+        }
+    }
+}
+
+impl std::fmt::Debug for CallNotes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.values.lock().map_or(0, |v| v.len());
+        f.debug_struct("CallNotes").field("count", &count).finish()
+    }
+}
+
 /// The most counters one turn keeps.
 pub const MAX_TURN_COUNTERS: usize = 1024;
 
@@ -186,6 +253,8 @@ pub struct ToolContext {
     observer: Option<CallObserver>,
     /// The conversation the call belongs to.
     conversation: Arc<Conversation>,
+    /// What the checks before the tool left for it.
+    notes: CallNotes,
 }
 
 /// A clone shares the call's cancellation token (made now if it was not yet), so the
@@ -201,6 +270,7 @@ impl Clone for ToolContext {
             deadline: self.deadline.clone(),
             observer: self.observer.clone(),
             conversation: self.conversation.clone(),
+            notes: self.notes.clone(),
         }
     }
 }
@@ -234,6 +304,7 @@ impl ToolContext {
             deadline: OnceLock::new(),
             observer,
             conversation,
+            notes: CallNotes::new(),
         }
     }
 
@@ -264,6 +335,12 @@ impl ToolContext {
             None,
             conversation,
         )
+    }
+
+    /// What the checks before the tool (the runtime's [`CallPolicy`](crate::policy::CallPolicy))
+    /// left for it; empty outside the runtime.
+    pub fn notes(&self) -> &CallNotes {
+        &self.notes
     }
 
     /// The call's id (also its activity id).

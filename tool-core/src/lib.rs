@@ -125,7 +125,7 @@ pub use activity::{
 };
 pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
 pub use call::{Arguments, ToolCall, signature_of};
-pub use context::{MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
+pub use context::{CallNotes, MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
 pub use error::{ErrorKind, Problem, RegistryError, SpecError, ToolError};
 pub use events::{
     CallObserver, Event, EventData, EventFilter, EventKind, EventObserver, EventStream,

@@ -5,7 +5,7 @@
 //! parentheses: `bash(cargo test*)`, `create_file(src/**)`, `web(fetch:docs.rs)`,
 //! `prompt_manager(update)`. What a specifier means depends on the tool; this module parses
 //! rules and decides between them, and a [`CallPolicy`] (for the standard tools,
-//! `tool_std::rules::StandardPolicy`) says which rules match a call.
+//! `tool_std::trust::rules::StandardPolicy`) says which rules match a call.
 //!
 //! The decision, for one call:
 //!
@@ -20,6 +20,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::context::CallNotes;
 use crate::error::ToolError;
 
 /// What a rule does with the calls it matches.
@@ -187,6 +188,9 @@ pub struct PolicyCall<'a> {
     pub arguments: &'a Value,
     /// Whether the tool (or action) declares `requires_approval`, or the runtime requires it.
     pub needs_approval: bool,
+    /// The notes the call's tool will read: what the policy works out about the call (a
+    /// parsed command line) may be left here for the tool. `None` outside the runtime.
+    pub notes: Option<&'a CallNotes>,
 }
 
 impl<'a> PolicyCall<'a> {
@@ -203,7 +207,15 @@ impl<'a> PolicyCall<'a> {
             action,
             arguments,
             needs_approval,
+            notes: None,
         }
+    }
+
+    /// The same call, with the notes its tool will read.
+    #[must_use]
+    pub fn with_notes(mut self, notes: &'a CallNotes) -> Self {
+        self.notes = Some(notes);
+        self
     }
 }
 

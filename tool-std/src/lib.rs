@@ -20,6 +20,11 @@
 //! - [`shell`]: `bash`, a command run in a workspace directory in a process group of its
 //!   own, its output streamed as it runs and capped, ended as a whole on its timeout or a
 //!   cancellation, with a refused list of catastrophic commands (a seat belt, not a sandbox).
+//! - [`trust`]: what every family's calls go through, in one room: a command line parsed once
+//!   ([`trust::command`]), address classes and host patterns ([`trust::net`]), the
+//!   operating-system sandbox and the one way a tool starts a program ([`trust::sandbox`]),
+//!   and the permission rules on top ([`trust::rules`]). Families never import each other,
+//!   only [`workspace`] and this room.
 //!
 //! Tools register themselves through `inventory` when this crate is linked; a host that wants
 //! an explicit list registers them with [`tool_core::Registry::builder`]. Host services
@@ -30,8 +35,12 @@
 pub mod file;
 mod numbers;
 pub mod prompt;
-pub mod rules;
 pub mod search;
 pub mod shell;
+pub mod trust;
+
+/// The permission rules; their home is [`trust::rules`].
+#[doc(no_inline)]
+pub use trust::rules;
 pub mod web;
 pub mod workspace;

@@ -15,5 +15,6 @@ mod sandbox;
 mod search;
 mod shell;
 mod tokens;
+mod trust;
 mod web;
 mod workspace;

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use tool_core::policy::Effect;
 use tool_core::{ApprovalDecision, ApprovalRequest, Approver, Registry};
-use tool_std::rules::StandardPolicy;
 use tool_std::shell::ShellConfig;
+use tool_std::trust::rules::StandardPolicy;
 use tool_std::workspace::Workspace;
 
 use crate::config::{AllowAsk, Config, ConfigError, RulesSection};

@@ -6,7 +6,7 @@
 //! stdout), 2 a usage error.
 //!
 //! The binary is also the `bash` sandbox's helper: started with that `argv[0]`, `main` hands
-//! over to `tool_std::shell::sandbox::dispatch` before anything else.
+//! over to `tool_std::trust::sandbox::dispatch` before anything else.
 
 mod activity;
 mod agents;
@@ -38,7 +38,7 @@ pub(crate) const CLI_ACCOUNT: &str = "default";
 fn main() -> ExitCode {
     // Started as the bash sandbox's helper, this process restricts itself and becomes the
     // command's shell here; it must happen before the async runtime starts any thread.
-    tool_std::shell::sandbox::dispatch();
+    tool_std::trust::sandbox::dispatch();
     let cli = Cli::parse();
     // Kept to the end: dropped, it sends the spans still batched.
     let logs = logs::init(cli.options.log_format);

@@ -124,7 +124,7 @@ impl<'s> Call<'s> {
             }
             (Admission::Untracked, writes) => writes,
         };
-        self.approve(&target, span.span()).await?;
+        self.approve(&target, &ctx, span.span()).await?;
         let timeout = self.timeout(&target.entry);
         record.open();
         let _permit = self.acquire().await?;
@@ -264,7 +264,12 @@ impl<'s> Call<'s> {
     /// without asking, or ask; without a matching rule, a tool or action that needs approval
     /// (declared, or required by the runtime's builder) asks. A denial is the model's
     /// `approval_denied`.
-    async fn approve(&self, t: &Target, span: &tracing::Span) -> Result<(), ToolError> {
+    async fn approve(
+        &self,
+        t: &Target,
+        ctx: &ToolContext,
+        span: &tracing::Span,
+    ) -> Result<(), ToolError> {
         let inner = &self.session.runtime.inner;
         let (spec, action) = (t.entry.spec(), t.action.as_deref());
         let forced = inner
@@ -281,6 +286,7 @@ impl<'s> Call<'s> {
             action,
             arguments,
             needs_approval,
+            notes: Some(ctx.notes()),
         });
         let decision = match (&inner.policy, &policy_call) {
             (Some(policy), Some(call)) => policy.decide(call),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tool_core::ToolContext;
 
-use super::sandbox::SandboxConfig;
+use crate::trust::sandbox::SandboxConfig;
 
 /// The environment variables passed to a command by default: what tools need to find
 /// programs and print text, nothing that carries credentials. `LC_*` matches every locale
@@ -69,7 +69,7 @@ pub struct ShellConfig {
     /// Secret-looking variables (see [`SECRET_WORDS`]) passed anyway, by exact name. They are
     /// passed even when `env_allow` does not list them.
     pub allowed_secrets: Vec<String>,
-    /// The operating-system sandbox commands run in ([`sandbox`](super::sandbox)): on by
+    /// The operating-system sandbox commands run in ([`sandbox`](crate::trust::sandbox)): on by
     /// default, network off.
     pub sandbox: SandboxConfig,
 }

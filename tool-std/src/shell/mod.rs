@@ -41,11 +41,11 @@
 //!   environment ([`ShellConfig::env_allow`]: `PATH`, `HOME`, `LANG`, `TERM`...); a name
 //!   holding `KEY`, `SECRET`, `TOKEN` or `PASSWORD` is withheld unless the host names it in
 //!   [`ShellConfig::allowed_secrets`].
-//! - **A seat belt, then a sandbox.** A short list of catastrophic commands ([`security`]:
+//! - **A seat belt, then a sandbox.** A short list of catastrophic commands ([`REFUSED`]:
 //!   `rm -rf /` and `~`, fork bombs, `mkfs`, writes onto disk devices, `curl | sh`, `sudo`,
 //!   `shutdown`) is refused before anything runs. The list catches mistakes; it cannot stop
 //!   a command written to get around it. The boundary is the approval gate and the
-//!   operating-system [`sandbox`] every command runs in (Landlock, seccomp, a private mount
+//!   operating-system [sandbox](mod@crate::trust::sandbox) every command runs in (Landlock, seccomp, a private mount
 //!   namespace): writes only beneath the read-write roots and the call's `TMPDIR`, the
 //!   protected paths read-only, secrets such as `~/.ssh` unreadable, no network unless the
 //!   host allows it. Where the kernel cannot sandbox, `bash` refuses to run (fail closed)
@@ -103,13 +103,13 @@
 pub mod bash;
 mod capture;
 pub mod config;
-pub(crate) mod lex;
 mod process;
-pub mod sandbox;
-mod sandboxed;
-pub mod security;
+mod result;
 
+pub use crate::trust::command::{REFUSED, Refusal, RefusedPattern};
+/// The sandbox `bash` runs its commands in; its home is [`trust::sandbox`](crate::trust::sandbox).
+#[doc(no_inline)]
+pub use crate::trust::sandbox;
+pub use crate::trust::sandbox::{SandboxConfig, SandboxMode, SandboxStatus};
 pub use bash::{BashRequest, CommandResult};
 pub use config::ShellConfig;
-pub use sandbox::{SandboxConfig, SandboxMode, SandboxStatus};
-pub use security::{REFUSED, Refusal, RefusedPattern};

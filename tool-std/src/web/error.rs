@@ -8,7 +8,7 @@ use std::fmt;
 use std::net::IpAddr;
 use std::time::Duration;
 
-use super::net::AddressClass;
+use crate::trust::net::AddressClass;
 
 /// The kind of tool error a [`WebError`] becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

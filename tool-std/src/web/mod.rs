@@ -11,7 +11,7 @@
 //!   one from the environment ([`WebConfig::from_env`]).
 //! - [`NetworkPolicy`] decides what may be reached: `http` and `https` only; no loopback,
 //!   private, link-local, CGNAT, multicast, reserved or cloud-metadata address (judged by
-//!   [`net::classify`], IPv4 spellings like `0x7f.1` and IPv4-in-IPv6 forms included), checked
+//!   [`classify`], IPv4 spellings like `0x7f.1` and IPv4-in-IPv6 forms included), checked
 //!   on the URL, again after DNS resolution, and at every redirect hop; an explicit allow-list for
 //!   tests and local services; a byte cap and time limits ([`Timeouts`]).
 //! - [`Fetcher`] fetches a page: it resolves each host once and connects only to the addresses it
@@ -46,7 +46,6 @@ pub mod error;
 pub mod fetch;
 pub mod html;
 mod http;
-pub mod net;
 pub mod policy;
 pub mod response;
 pub mod search;
@@ -54,11 +53,11 @@ mod text;
 pub mod tool;
 pub mod window;
 
+pub use crate::trust::net::{AddressClass, classify};
 pub use config::WebConfig;
 pub use error::{TimeoutPhase, WebError, WebErrorKind};
 pub use fetch::{FetchOptions, FetchOutcome, Fetcher, MAX_REDIRECTS};
 pub use html::html_to_text;
-pub use net::{AddressClass, classify};
 pub use policy::{DEFAULT_MAX_BODY_BYTES, NetworkPolicy, Timeouts};
 pub use response::{FetchedPage, Redirect, SearchResult, SearchResults, WebResponse, rfc3339_utc};
 pub use search::{

@@ -21,7 +21,7 @@ use std::time::Duration;
 use url::{Host, Url};
 
 use super::error::WebError;
-use super::net::{AddressClass, classify, parse_ip_host};
+use crate::trust::net::{AddressClass, classify, normalize_host, parse_ip_host};
 
 /// Default cap on the (decoded) bytes read from one response body: 5 MiB.
 pub const DEFAULT_MAX_BODY_BYTES: usize = 5 * 1024 * 1024;
@@ -84,31 +84,6 @@ impl Default for NetworkPolicy {
     fn default() -> Self {
         NetworkPolicy::new()
     }
-}
-
-/// A host as written by a person: lower-case, without brackets, trailing dot or `:port`.
-fn normalize_host(host: &str) -> String {
-    let host = host.trim();
-    let host = match host.rsplit_once(':') {
-        // "localhost:8080" -> "localhost"; IPv6 literals keep their colons.
-        Some((name, port))
-            if !name.contains(':')
-                && !port.is_empty()
-                && port.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            name
-        }
-        Some((bracketed, port))
-            if bracketed.starts_with('[')
-                && bracketed.ends_with(']')
-                && port.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            bracketed
-        }
-        _ => host,
-    };
-    let host = host.strip_suffix('.').unwrap_or(host);
-    host.to_ascii_lowercase()
 }
 
 impl NetworkPolicy {

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use serde_json::{Value, json};
 use tool_core::policy::Effect;
 use tool_core::{ApprovalDecision, ApprovalRequest, FnApprover, Runtime, Session, ToolCall};
-use tool_std::rules::StandardPolicy;
 use tool_std::shell::ShellConfig;
+use tool_std::trust::rules::StandardPolicy;
 
 use crate::support::inventory_registry;
 use crate::support::shell::helper;

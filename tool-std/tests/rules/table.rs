@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use tool_core::policy::{CallPolicy, Effect, PolicyCall, PolicyDecision};
-use tool_std::rules::StandardPolicy;
 use tool_std::shell::ShellConfig;
+use tool_std::trust::rules::StandardPolicy;
 
 use crate::support::inventory_registry;
 

@@ -1,8 +1,9 @@
-//! A small shell lexer, enough for the refused-command check and the host's prefix
-//! allow-list: it splits a command line into simple commands (the parts of lists and
-//! pipelines), removes quotes and escapes, notes redirect targets, and lexes command
-//! substitutions (`$(...)`, backticks, `<(...)`) and the strings given to `bash -c` or `eval`
-//! as command lines of their own.
+//! A small shell lexer, enough for the refused-command check, the host's prefix allow-list,
+//! the rules' command patterns and the sandbox's per-command network: it splits a command
+//! line into simple commands (the parts of lists and pipelines), removes quotes and escapes,
+//! notes redirect targets, and lexes command substitutions (`$(...)`, backticks, `<(...)`)
+//! and the strings given to `bash -c` or `eval` as command lines of their own. Only
+//! [`CommandLine::parse`](super::CommandLine::parse) calls it.
 //!
 //! It is not a shell parser: here-documents, aliases, functions and expansions are not
 //! understood, and it errs towards seeing more commands rather than fewer.
@@ -16,9 +17,10 @@ pub(crate) struct Simple {
     pub(crate) redirects: Vec<String>,
     /// Whether its input is piped from the command before it (`|` or `|&`).
     pub(crate) piped: bool,
-    /// The text of each substitution that is a whole word (`"$(curl URL)"`, `<(wget URL)`):
-    /// what a shell or `source` given that word runs.
-    pub(crate) whole_substitutions: Vec<String>,
+    /// Each substitution that is a whole word (`"$(curl URL)"`, `<(wget URL)`), what a shell
+    /// or `source` given that word runs: the sequences it was lexed into (its own, its
+    /// substitutions' and its shell strings'), as indices into the line's sequences.
+    pub(crate) whole_substitutions: Vec<std::ops::Range<usize>>,
 }
 
 /// The shells whose `-c` argument is a command line.
@@ -102,7 +104,7 @@ fn is_number_like(word: &str) -> bool {
 
 /// Every command sequence of `line`: its own, then those of its substitutions and of the
 /// strings it hands to a shell, each a list of simple commands in order.
-pub(crate) fn sequences(line: &str) -> Vec<Vec<Simple>> {
+pub(super) fn sequences(line: &str) -> Vec<Vec<Simple>> {
     let mut out = Vec::new();
     lex_into(line, 0, &mut out);
     out
@@ -122,8 +124,18 @@ fn lex_into(line: &str, depth: usize, out: &mut Vec<Vec<Simple>>) {
     .sequence(&mut pos, None);
     let first = out.len();
     out.push(top);
+    // Each substitution's sequences, by its number in `nested`.
+    let mut lexed = Vec::with_capacity(nested.len());
     for text in nested {
+        let start = out.len();
         lex_into(&text, depth + 1, out);
+        lexed.push(start..out.len());
+    }
+    for simple in &mut out[first] {
+        for sub in &mut simple.whole_substitutions {
+            // Until now the substitution's number; from here on its sequences.
+            *sub = lexed.get(sub.start).cloned().unwrap_or(0..0);
+        }
     }
     // Strings run by a shell: `bash -c '...'`, `eval ...`.
     // (The nested lines above did the same for their own commands.)
@@ -164,8 +176,8 @@ struct Acc {
     in_word: bool,
     /// The next word is a redirect's target.
     redirect_next: bool,
-    /// The text of the last substitution in the current word.
-    last_sub: Option<String>,
+    /// The number of the last substitution in the current word.
+    last_sub: Option<usize>,
 }
 
 impl Acc {
@@ -174,10 +186,10 @@ impl Acc {
             return;
         }
         let w = std::mem::take(&mut self.word);
-        if let Some(text) = self.last_sub.take()
+        if let Some(number) = self.last_sub.take()
             && (w == "$(…)" || w == "<(…)")
         {
-            self.current.whole_substitutions.push(text);
+            self.current.whole_substitutions.push(number..number);
         }
         if self.redirect_next {
             self.current.redirects.push(w);
@@ -331,9 +343,9 @@ impl Lexer<'_> {
         a.commands
     }
 
-    /// The inside of `"..."`, `pos` just after the opening quote; returns the text of the
+    /// The inside of `"..."`, `pos` just after the opening quote; returns the number of the
     /// last substitution in it.
-    fn double_quoted(&mut self, pos: &mut usize, word: &mut String) -> Option<String> {
+    fn double_quoted(&mut self, pos: &mut usize, word: &mut String) -> Option<usize> {
         let mut last = None;
         while *pos < self.chars.len() {
             let c = self.chars[*pos];
@@ -373,9 +385,9 @@ impl Lexer<'_> {
         last
     }
 
-    /// Skips a substitution up to its matching `end`, keeping its text for later; returns
-    /// the text.
-    fn substitution(&mut self, pos: &mut usize, end: char) -> String {
+    /// Skips a substitution up to its matching `end`, keeping its text to be lexed later;
+    /// returns its number among the line's substitutions.
+    fn substitution(&mut self, pos: &mut usize, end: char) -> usize {
         let start = *pos;
         let mut depth = 0usize;
         let mut quote: Option<char> = None;
@@ -398,10 +410,9 @@ impl Lexer<'_> {
             *pos += 1;
         }
         let stop = (*pos).min(self.chars.len());
-        let text: String = self.chars[start..stop].iter().collect();
-        self.nested.push(text.clone());
+        self.nested.push(self.chars[start..stop].iter().collect());
         *pos = stop + 1;
-        text
+        self.nested.len() - 1
     }
 
     fn peek(&self, at: usize) -> Option<char> {

@@ -1,5 +1,5 @@
-//! The commands `bash` refuses before running anything (seed 004's security validation), and
-//! the host's allow-list of command prefixes.
+//! The commands refused before anything runs (seed 004's security validation), and the
+//! host's allow-list of command prefixes, both read from a [`CommandLine`] parsed once.
 //!
 //! **This list is a seat belt, not a sandbox.** It catches the catastrophic commands a model
 //! may write by mistake or be talked into by a prompt injection — wiping `/` or the home
@@ -13,7 +13,8 @@
 //! Every rule is listed in [`REFUSED`] with examples; the tests check each example is refused
 //! (without running it) and that ordinary commands are not.
 
-use super::lex::{SHELLS, Simple, sequences};
+use super::CommandLine;
+use super::lex::{SHELLS, Simple};
 
 /// One rule of the refused list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,7 +30,7 @@ pub struct RefusedPattern {
     pub suggestion: &'static str,
 }
 
-/// The refused commands: a documented, tested list. See the [module documentation](self) for
+/// The refused commands: a documented, tested list. See [`trust::command`](super) for
 /// what it is and is not.
 pub const REFUSED: &[RefusedPattern] = &[
     RefusedPattern {
@@ -150,25 +151,19 @@ fn refuse(rule: &'static str, reason: String) -> Refusal {
     }
 }
 
-/// Checks `command` against [`REFUSED`]; nothing is run.
-///
-/// ```
-/// use tool_std::shell::security::check;
-/// assert!(check("cargo test && git status").is_ok());
-/// assert_eq!(check("rm -rf ~").unwrap_err().rule, "recursive_delete_of_root_or_home");
-/// ```
-pub fn check(command: &str) -> Result<(), Refusal> {
-    check_fork_bomb(command)?;
-    for seq in sequences(command) {
-        check_pipeline(&seq)?;
-        for simple in &seq {
-            check_simple(simple)?;
+/// Checks `line` against [`REFUSED`] (see [`CommandLine::refusal`]).
+pub(super) fn check(line: &CommandLine) -> Result<(), Refusal> {
+    check_fork_bomb(line.text())?;
+    for seq in line.sequences() {
+        check_pipeline(seq)?;
+        for simple in seq {
+            check_simple(line, simple)?;
         }
     }
     Ok(())
 }
 
-fn check_simple(simple: &Simple) -> Result<(), Refusal> {
+fn check_simple(line: &CommandLine, simple: &Simple) -> Result<(), Refusal> {
     for target in &simple.redirects {
         if is_disk_device(target) {
             return Err(refuse(
@@ -230,7 +225,7 @@ fn check_simple(simple: &Simple) -> Result<(), Refusal> {
             None => Ok(()),
         },
         p if p == "source" || p == "." || SHELLS.contains(&p) => {
-            check_download_substitution(simple)
+            check_download_substitution(line, simple)
         }
         _ => Ok(()),
     }
@@ -355,9 +350,9 @@ fn check_pipeline(seq: &[Simple]) -> Result<(), Refusal> {
 
 /// A shell (or `source`) given a whole-word substitution that downloads:
 /// `bash <(curl URL)`, `sh -c "$(wget -O- URL)"`, `source <(curl URL)`.
-fn check_download_substitution(simple: &Simple) -> Result<(), Refusal> {
-    for text in &simple.whole_substitutions {
-        let downloads = sequences(text)
+fn check_download_substitution(line: &CommandLine, simple: &Simple) -> Result<(), Refusal> {
+    for lexed in &simple.whole_substitutions {
+        let downloads = line.sequences()[lexed.clone()]
             .iter()
             .flatten()
             .filter_map(Simple::program)
@@ -402,11 +397,8 @@ fn check_fork_bomb(command: &str) -> Result<(), Refusal> {
     Ok(())
 }
 
-/// Checks the host's allow-list: every simple command of `command` (substitutions and
-/// `bash -c` strings included) must start with one of `prefixes`, compared word by word
-/// from the program on. An empty list allows everything. Returns the first command that
-/// matches none.
-pub fn check_allowed(command: &str, prefixes: &[String]) -> Result<(), String> {
+/// Checks the host's allow-list (see [`CommandLine::check_allowed`]).
+pub(super) fn check_allowed(line: &CommandLine, prefixes: &[String]) -> Result<(), String> {
     if prefixes.is_empty() {
         return Ok(());
     }
@@ -414,8 +406,8 @@ pub fn check_allowed(command: &str, prefixes: &[String]) -> Result<(), String> {
         .iter()
         .map(|p| p.split_whitespace().collect())
         .collect();
-    for seq in sequences(command) {
-        for simple in &seq {
+    for seq in line.sequences() {
+        for simple in seq {
             let words = simple.command_words();
             if words.is_empty() {
                 continue;
@@ -436,6 +428,14 @@ pub fn check_allowed(command: &str, prefixes: &[String]) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check(command: &str) -> Result<(), Refusal> {
+        CommandLine::parse(command).refusal()
+    }
+
+    fn check_allowed(command: &str, prefixes: &[String]) -> Result<(), String> {
+        CommandLine::parse(command).check_allowed(prefixes)
+    }
 
     #[test]
     fn every_documented_example_is_refused_by_its_rule() {

@@ -106,7 +106,7 @@ pub const CLOUD_METADATA_V6: [Ipv6Addr; 2] = [
 ///
 /// ```
 /// use std::net::IpAddr;
-/// use tool_std::web::net::{classify, AddressClass};
+/// use tool_std::trust::net::{classify, AddressClass};
 ///
 /// let ip: IpAddr = "::ffff:10.1.2.3".parse()?;
 /// assert_eq!(classify(ip), AddressClass::Private);
@@ -264,7 +264,7 @@ fn parse_inet_aton_part(part: &str) -> Option<u64> {
 ///
 /// ```
 /// use std::net::Ipv4Addr;
-/// use tool_std::web::net::parse_ipv4_loose;
+/// use tool_std::trust::net::parse_ipv4_loose;
 ///
 /// assert_eq!(parse_ipv4_loose("0x7f.1"), Some(Ipv4Addr::LOCALHOST));
 /// assert_eq!(parse_ipv4_loose("0177.0.0.1"), Some(Ipv4Addr::LOCALHOST));

@@ -8,7 +8,7 @@
 //! |---|---|---|
 //! | `bash` | a command pattern, `*` any text | `bash(cargo test*)`, `bash(git status)`, `bash(rm *)` |
 //! | file and search tools | a glob over the path relative to its root, or `root:glob` | `create_file(src/**)`, `delete_file(**)`, `read_file(docs:*.md)` |
-//! | `web` | an action, and for `fetch` a host pattern | `web(search)`, `web(fetch:docs.rs)`, `web(fetch:*.rust-lang.org)` |
+//! | `web` | an action, and for `fetch` a host pattern as [`HostPattern`](crate::trust::net::HostPattern) reads it (a name, `*.` and a domain for any name beneath it, an address; optionally `:port`) | `web(search)`, `web(fetch:docs.rs)`, `web(fetch:*.rust-lang.org)`, `web(fetch:localhost:8080)` |
 //! | other tools with actions | the action | `prompt_manager(update)` |
 //!
 //! Rules may name a tool by an alias (`write(src/**)` is `create_file(src/**)`), and a call
@@ -48,9 +48,10 @@ use tool_core::policy::{CallPolicy, Effect, Match, PolicyCall, PolicyDecision, R
 use tool_core::{Registry, ToolSpec};
 
 use crate::shell::ShellConfig;
-use crate::shell::lex::sequences;
+use crate::trust::command::{CommandLine, CommandPattern, wildcard};
+use crate::trust::net::host_of_url;
 use crate::workspace::Workspace;
-use pattern::{CommandPattern, PathPattern, WebPattern, wildcard};
+use pattern::{PathPattern, WebPattern};
 pub use preview::{MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES};
 
 /// The most rules one policy holds.
@@ -288,17 +289,25 @@ impl AsRef<Rule> for Compiled {
 
 impl CallPolicy for StandardPolicy {
     fn decide(&self, call: &PolicyCall<'_>) -> PolicyDecision {
-        let command = (call.tool == "bash")
+        // A command line is parsed once, here, and left for the tool in the call's notes.
+        let line = (call.tool == "bash")
             .then(|| call.arguments.get("command").and_then(Value::as_str))
-            .flatten();
-        if let (Some(command), Some(shell)) = (command, &self.shell)
-            && let Err(e) = crate::shell::bash::refused(command, shell)
+            .flatten()
+            .map(|command| {
+                let line = Arc::new(CommandLine::parse(command));
+                if let Some(notes) = call.notes {
+                    notes.insert(line.clone());
+                }
+                line
+            });
+        if let (Some(line), Some(shell)) = (&line, &self.shell)
+            && let Err(e) = line.screen(&shell.allowed_prefixes)
         {
             return PolicyDecision::Refuse(e);
         }
         // What the call does is worked out (paths resolved, links followed) only when a rule
         // with a specifier asks, and once.
-        let mut subjects = None;
+        let mut subjects = line.map(Subjects::Commands);
         let chosen = decide(
             &self.rules,
             |t| t == call.tool,
@@ -349,26 +358,14 @@ impl CallPolicy for StandardPolicy {
 
 /// What a call does, as rules see it.
 enum Subjects {
-    /// A command line's simple commands.
-    Commands(Vec<CommandPart>),
+    /// A command line and its simple commands.
+    Commands(Arc<CommandLine>),
     /// Paths as (root name, relative path); `None` where the workspace refuses the path.
     Paths(Vec<Option<(String, String)>>),
-    /// `web`'s action and, for `fetch`, the host.
-    Web(String, Option<String>),
+    /// `web`'s action and, for `fetch`, the host and port.
+    Web(String, Option<(String, u16)>),
     /// A polymorphic tool's action.
     Action(Option<String>),
-}
-
-/// One simple command of a command line.
-struct CommandPart {
-    /// Every word, from the first.
-    all: String,
-    /// From the program on (after assignments and wrappers such as `nohup`).
-    program: String,
-    /// Whether the words before the program hold nothing but wrappers.
-    plain_prefix: bool,
-    /// Whether it redirects output into a file.
-    writes: bool,
 }
 
 impl Subjects {
@@ -376,7 +373,9 @@ impl Subjects {
         let args = call.arguments;
         let text = |key: &str| args.get(key).and_then(Value::as_str);
         match call.tool {
-            "bash" => Subjects::Commands(command_parts(text("command").unwrap_or_default())),
+            "bash" => Subjects::Commands(Arc::new(CommandLine::parse(
+                text("command").unwrap_or_default(),
+            ))),
             "web" => {
                 let action = call
                     .action
@@ -384,7 +383,7 @@ impl Subjects {
                     .unwrap_or_default()
                     .to_owned();
                 let host = (action == "fetch")
-                    .then(|| text("query_or_url").and_then(host_of))
+                    .then(|| text("query_or_url").and_then(host_of_url))
                     .flatten();
                 Subjects::Web(action, host)
             }
@@ -406,7 +405,8 @@ impl Subjects {
             _ => Match::Some,
         };
         match (self, pattern) {
-            (Subjects::Commands(parts), Pattern::Command(p)) => {
+            (Subjects::Commands(line), Pattern::Command(p)) => {
+                let parts = line.parts();
                 let hits = parts
                     .iter()
                     .filter(|part| match effect {
@@ -429,8 +429,9 @@ impl Subjects {
                     .count();
                 tally(hits, paths.len())
             }
-            (Subjects::Web(action, host), Pattern::Web(p)) => {
-                tally(usize::from(p.matches(action, host.as_deref())), 1)
+            (Subjects::Web(action, target), Pattern::Web(p)) => {
+                let target = target.as_ref().map(|(h, port)| (h.as_str(), *port));
+                tally(usize::from(p.matches(action, target)), 1)
             }
             (Subjects::Action(Some(action)), Pattern::Action(p)) => {
                 tally(usize::from(wildcard(p, action)), 1)
@@ -438,49 +439,6 @@ impl Subjects {
             _ => Match::No,
         }
     }
-}
-
-/// Whether every simple command of `command` matches one of `patterns` (command patterns as
-/// `bash` rules write them), from its first word, or from its program after wrappers alone;
-/// `false` for an empty command or no patterns.
-pub(crate) fn every_part_matches(command: &str, patterns: &[String]) -> bool {
-    if patterns.is_empty() {
-        return false;
-    }
-    let patterns: Vec<CommandPattern> = patterns.iter().map(|p| CommandPattern::new(p)).collect();
-    let parts = command_parts(command);
-    !parts.is_empty()
-        && parts.iter().all(|part| {
-            patterns
-                .iter()
-                .any(|p| p.matches(&part.all) || part.plain_prefix && p.matches(&part.program))
-        })
-}
-
-/// Redirect targets that write no file.
-const HARMLESS_REDIRECTS: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "-"];
-
-fn command_parts(command: &str) -> Vec<CommandPart> {
-    let mut parts = Vec::new();
-    for seq in sequences(command) {
-        for simple in seq {
-            if simple.words.is_empty() && simple.redirects.is_empty() {
-                continue;
-            }
-            let start = simple.program_index().unwrap_or(simple.words.len());
-            parts.push(CommandPart {
-                all: simple.words.join(" "),
-                program: simple.words[start..].join(" "),
-                plain_prefix: !simple.words[..start].iter().any(|w| w.contains('=')),
-                writes: simple.redirects.iter().any(|target| {
-                    !(HARMLESS_REDIRECTS.contains(&target.as_str())
-                        || target.starts_with('&')
-                        || target.chars().all(|c| c.is_ascii_digit()))
-                }),
-            });
-        }
-    }
-    parts
 }
 
 /// The paths a call of a path tool names, as given.
@@ -554,35 +512,90 @@ fn resolved(workspace: &Workspace, given: &str) -> Vec<Option<(String, String)>>
     out
 }
 
-/// The host of a URL, lowercase, as `fetch` would reach it.
-fn host_of(url: &str) -> Option<String> {
-    let parsed = url::Url::parse(url)
-        .or_else(|_| url::Url::parse(&format!("https://{url}")))
-        .ok()?;
-    parsed.host_str().map(|h| {
-        h.trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_ascii_lowercase()
-    })
-}
-
 #[cfg(test)]
 mod tests {
-    use super::every_part_matches;
+    use std::sync::Arc;
+
+    use tool_core::policy::Effect;
+    use tool_core::{ApproveAll, Registry, Runtime, ToolCall};
+
+    use super::StandardPolicy;
+    use crate::shell::{SandboxMode, ShellConfig};
+    use crate::trust::command::lexed_on_this_thread;
+    use crate::workspace::Workspace;
+
+    /// Runs one `bash` call through a runtime with rules on a runtime of this thread alone,
+    /// and counts the command lines this thread lexed for it.
+    fn lexes_for_one_call(sandbox: SandboxMode) -> (usize, serde_json::Value) {
+        let dir = tempfile::tempdir().expect("dir");
+        let ws = Arc::new(
+            Workspace::builder()
+                .root("app", dir.path())
+                .build()
+                .expect("workspace"),
+        );
+        let mut config = ShellConfig::default();
+        config.sandbox.mode = sandbox;
+        config.sandbox.network_for = vec!["echo *".to_owned()];
+        let config = Arc::new(config);
+        let registry = Registry::builder()
+            .with_inventory()
+            .build()
+            .expect("registry");
+        let policy = StandardPolicy::builder(&registry, ws.clone())
+            .rules(Effect::Allow, ["bash(echo *)"])
+            .rules(Effect::Deny, ["bash(rm *)"])
+            .shell(config.clone())
+            .build()
+            .expect("policy");
+        let runtime = Runtime::builder(registry)
+            .service(ws)
+            .service(config)
+            .policy(Arc::new(policy))
+            .approver(ApproveAll)
+            .build();
+        let tokio = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("tokio");
+        let before = lexed_on_this_thread();
+        let out = tokio.block_on(async {
+            runtime
+                .session()
+                .call(ToolCall::new(
+                    "1",
+                    "bash",
+                    r#"{"command": "echo one && echo \"$(echo two)\""}"#,
+                ))
+                .await
+                .to_json()
+        });
+        (lexed_on_this_thread() - before, out)
+    }
 
     #[test]
-    fn every_part_must_match_a_pattern() {
-        let p = vec!["cargo fetch*".to_owned(), "npm install *".to_owned()];
-        assert!(every_part_matches("cargo fetch", &p));
-        assert!(every_part_matches(
-            "cargo fetch && npm install left-pad",
-            &p
-        ));
-        assert!(every_part_matches("nohup cargo fetch", &p));
-        assert!(!every_part_matches("cargo fetch && curl x", &p));
-        assert!(!every_part_matches("cargo fetch $(curl x)", &p));
-        assert!(!every_part_matches("FOO=1 cargo fetch", &p));
-        assert!(!every_part_matches("", &p));
-        assert!(!every_part_matches("cargo fetch", &[]));
+    fn a_bash_call_through_the_rules_lexes_its_command_line_once() {
+        let (lexed, out) = lexes_for_one_call(SandboxMode::Off);
+        assert_eq!(out["output"], "one\ntwo\n", "{out}");
+        assert_eq!(
+            lexed, 1,
+            "the refused list, the rules and the tool share one parse"
+        );
+    }
+
+    #[test]
+    fn a_sandboxed_bash_call_lexes_its_command_line_once() {
+        let config = ShellConfig::default();
+        let status = config.sandbox.status();
+        if !status.available {
+            eprintln!(
+                "skipped: the sandbox is unavailable here ({})",
+                status.reason.unwrap_or_default()
+            );
+            return;
+        }
+        let (lexed, out) = lexes_for_one_call(SandboxMode::On);
+        assert_eq!(out["output"], "one\ntwo\n", "{out}");
+        assert_eq!(lexed, 1, "the sandbox's network check reads the same parse");
     }
 }

@@ -3,44 +3,8 @@
 
 use globset::{GlobBuilder, GlobMatcher};
 
-/// `*` matches any run of characters (none included), `?` one; everything else is itself.
-/// Compared byte for byte, without case folding.
-pub(crate) fn wildcard(pattern: &str, text: &str) -> bool {
-    let (p, t) = (pattern.as_bytes(), text.as_bytes());
-    let (mut pi, mut ti) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while ti < t.len() {
-        if pi < p.len() && (p[pi] == b'?' || (p[pi] != b'*' && p[pi] == t[ti])) {
-            pi += 1;
-            ti += 1;
-        } else if pi < p.len() && p[pi] == b'*' {
-            star = Some((pi, ti));
-            pi += 1;
-        } else if let Some((sp, st)) = star {
-            pi = sp + 1;
-            ti = st + 1;
-            star = Some((sp, st + 1));
-        } else {
-            return false;
-        }
-    }
-    p[pi..].iter().all(|&c| c == b'*')
-}
-
-/// A command pattern for `bash`: a wildcard over a simple command's words, joined by single
-/// spaces (`cargo test*`; `git status` alone is that command exactly).
-#[derive(Debug, Clone)]
-pub(crate) struct CommandPattern(String);
-
-impl CommandPattern {
-    pub(crate) fn new(specifier: &str) -> CommandPattern {
-        CommandPattern(specifier.split_whitespace().collect::<Vec<_>>().join(" "))
-    }
-
-    pub(crate) fn matches(&self, words: &str) -> bool {
-        wildcard(&self.0, words)
-    }
-}
+use crate::trust::command::wildcard;
+use crate::trust::net::HostPattern;
 
 /// A path pattern for the file and search tools: a glob over the path relative to its root
 /// (`src/**`, `*.md`), optionally for one root only (`docs:**`).
@@ -106,18 +70,18 @@ impl PathPattern {
     }
 }
 
-/// A pattern for `web`: an action, and for `fetch` a host (`fetch:docs.rs`,
-/// `fetch:*.rust-lang.org`, `search`).
+/// A pattern for `web`: an action, and for `fetch` a host pattern as the sandbox's allow-list
+/// writes it (`fetch:docs.rs`, `fetch:*.rust-lang.org`, `fetch:localhost:8080`, `search`).
 #[derive(Debug, Clone)]
 pub(crate) struct WebPattern {
     action: String,
-    host: Option<String>,
+    host: Option<HostPattern>,
 }
 
 impl WebPattern {
     pub(crate) fn new(specifier: &str, actions: &[&str]) -> Result<WebPattern, String> {
         let (action, host) = match specifier.split_once(':') {
-            Some((a, h)) => (a.trim(), Some(h.trim().to_ascii_lowercase())),
+            Some((a, h)) => (a.trim(), Some(h.trim())),
             None => (specifier.trim(), None),
         };
         if !actions.iter().any(|a| wildcard(action, a)) {
@@ -127,26 +91,28 @@ impl WebPattern {
                 actions.join(", ")
             ));
         }
-        if let Some(h) = &host
-            && (h.is_empty() || h.contains(['/', ' ']))
-        {
-            return Err(format!(
-                "`{specifier}`: after `:` comes a host name (`docs.rs`, `*.rust-lang.org`), \
-                 not a URL"
-            ));
-        }
+        let host = host
+            .map(|h| {
+                HostPattern::parse(h).map_err(|why| {
+                    format!(
+                        "`{specifier}`: after `:` comes a host name (`docs.rs`, \
+                         `*.rust-lang.org`), not a URL: {why}"
+                    )
+                })
+            })
+            .transpose()?;
         Ok(WebPattern {
             action: action.to_owned(),
             host,
         })
     }
 
-    /// `host` is `None` for an action without one.
-    pub(crate) fn matches(&self, action: &str, host: Option<&str>) -> bool {
+    /// `target` (host and port) is `None` for an action without one.
+    pub(crate) fn matches(&self, action: &str, target: Option<(&str, u16)>) -> bool {
         wildcard(&self.action, action)
-            && match (&self.host, host) {
+            && match (&self.host, target) {
                 (None, _) => true,
-                (Some(p), Some(h)) => wildcard(p, h),
+                (Some(p), Some((host, port))) => p.allows(host, port),
                 (Some(_), None) => false,
             }
     }
@@ -155,20 +121,6 @@ impl WebPattern {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn wildcards() {
-        assert!(wildcard("cargo test*", "cargo test"));
-        assert!(wildcard("cargo test*", "cargo test --all"));
-        assert!(wildcard("cargo test *", "cargo test --all"));
-        assert!(!wildcard("cargo test *", "cargo testx"));
-        assert!(!wildcard("cargo test", "cargo test --all"));
-        assert!(wildcard("*", ""));
-        assert!(wildcard("a?c", "abc"));
-        assert!(!wildcard("a*c", "abd"));
-        assert!(wildcard("*.rust-lang.org", "doc.rust-lang.org"));
-        assert!(!wildcard("*.rust-lang.org", "rust-lang.org.evil"));
-    }
 
     #[test]
     fn path_patterns() {
@@ -185,6 +137,23 @@ mod tests {
         assert!(!p.matches("main", "a.md"));
         for bad in ["/etc/**", "../x", "a/../../b", "~/x", "nope:x", "a[", "{a"] {
             assert!(PathPattern::new(bad, &roots).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn web_patterns_name_actions_and_hosts_as_the_sandbox_does() {
+        let actions = ["search", "fetch"];
+        let p = |s: &str| WebPattern::new(s, &actions).unwrap();
+        assert!(p("fetch:docs.rs").matches("fetch", Some(("docs.rs", 443))));
+        assert!(!p("fetch:docs.rs").matches("fetch", Some(("evil.docs.rs", 443))));
+        assert!(!p("fetch:docs.rs").matches("search", None));
+        assert!(p("fetch:*.rust-lang.org").matches("fetch", Some(("doc.rust-lang.org", 443))));
+        assert!(!p("fetch:*.rust-lang.org").matches("fetch", Some(("rust-lang.org.evil", 443))));
+        assert!(p("fetch:localhost:8080").matches("fetch", Some(("localhost", 8080))));
+        assert!(!p("fetch:localhost:8080").matches("fetch", Some(("localhost", 80))));
+        assert!(p("search").matches("search", None));
+        for bad in ["fetch:https://x/", "fetch:a b", "crawl", "fetch:doc*.rs"] {
+            assert!(WebPattern::new(bad, &actions).is_err(), "{bad}");
         }
     }
 }

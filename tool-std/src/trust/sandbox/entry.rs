@@ -1,15 +1,22 @@
-//! A sandboxed `bash` call's set-up and its end: the sandbox's state checked, the call's
-//! private directory and plan made, how the command is confined chosen (a thread of this
-//! process or the helper program), and after the command the protected paths it created.
+//! The one way a tool starts a program: [`Sandbox::prepare`] before, [`Sandbox::launch`] to
+//! start it, [`Sandbox::finish`] after. With the sandbox on, the program is confined (a
+//! thread of this process or the helper program, as the call's plan allows); with it off, it
+//! is started as it is. Either way it gets a clean environment, its own process group and
+//! piped output, so that a tool starting a program never wires the sandbox by hand.
 
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use tokio::process::Child;
 use tool_core::ToolError;
 
-use super::config::ShellConfig;
-use super::sandbox;
+use super::launch::{self, NotConfined};
+use super::{CallDir, HELPER_ARG0, HELPER_FAILED, HELPER_FAILED_PREFIX, Plan, SandboxConfig};
+use crate::trust::command::CommandLine;
 use crate::workspace::Workspace;
 
 /// The environment variables that point a command's clients at the network proxy.
-pub(super) const PROXY_VARIABLES: &[&str] = &[
+const PROXY_VARIABLES: &[&str] = &[
     "http_proxy",
     "https_proxy",
     "all_proxy",
@@ -19,115 +26,260 @@ pub(super) const PROXY_VARIABLES: &[&str] = &[
 ];
 
 /// What the model is told when the sandbox stops a call.
-pub(super) const UNSANDBOXED_HINT: &str = "This is a problem of the host's set-up, not of the \
+pub(crate) const UNSANDBOXED_HINT: &str = "This is a problem of the host's set-up, not of the \
      command: tell the user what the error says is missing; they can fix it, or start the \
      server with `--bash-sandbox off` (ShellConfig.sandbox.mode = SandboxMode::Off) to run \
      commands without the sandbox.";
 
-/// A sandboxed call's set-up: how the command is confined, the call's private directory
-/// (removed when this drops) and what to check after the command.
-pub(super) struct Sandboxed {
-    pub(super) way: Way,
-    /// The port of the network proxy the command reaches its allowed hosts through.
-    pub(super) proxy_port: Option<u16>,
-    pub(super) dir: sandbox::CallDir,
-    writable: Vec<std::path::PathBuf>,
+/// A program to start.
+#[derive(Debug, Clone)]
+pub(crate) struct Program {
+    /// Its path (see [`launch::program_path`]).
+    pub(crate) path: PathBuf,
+    pub(crate) args: Vec<String>,
+    /// The directory it starts in, inside a root.
+    pub(crate) cwd: PathBuf,
+    /// Its whole environment; the sandbox sets `TMPDIR` and, with an allow-list of hosts,
+    /// the proxy variables.
+    pub(crate) env: Vec<(String, String)>,
+    /// Whether its stdin is a pipe (else it is closed).
+    pub(crate) stdin: bool,
+}
+
+/// One call's sandbox, from its set-up to its end.
+pub(crate) struct Sandbox {
+    /// `None` when the sandbox is off.
+    confined: Option<Confined>,
+}
+
+/// A sandboxed call's set-up: how the program is confined, the call's private directory
+/// (removed when this drops) and what to check after it.
+struct Confined {
+    way: Way,
+    /// The port of the network proxy the program reaches its allowed hosts through.
+    proxy_port: Option<u16>,
+    dir: CallDir,
+    writable: Vec<PathBuf>,
     protected: Vec<String>,
-    protected_before: std::collections::BTreeSet<std::path::PathBuf>,
+    protected_before: std::collections::BTreeSet<PathBuf>,
     notes: Vec<String>,
 }
 
-/// How a sandboxed command is confined.
-pub(super) enum Way {
+/// How a sandboxed program is confined.
+enum Way {
     /// From a thread of this process made for it.
-    Thread(std::sync::Arc<sandbox::Plan>),
-    /// By the helper program, which applies the plan (JSON) to itself and `exec`s the shell.
-    Helper {
-        program: std::path::PathBuf,
-        plan: String,
-    },
+    Thread(Arc<Plan>),
+    /// By the helper program, which applies the plan (JSON) to itself and `exec`s the
+    /// program.
+    Helper { program: PathBuf, plan: String },
 }
 
-impl Sandboxed {
-    /// Checks the sandbox is available and makes the call's plan (on a blocking thread: it
-    /// starts the helper once per process, and lists directories).
-    pub(super) async fn prepare(
-        config: &ShellConfig,
+impl Sandbox {
+    /// Sets up a call that starts a program in `cwd`: checks the sandbox works here and
+    /// makes the call's plan (on a blocking thread: it may start the helper once per
+    /// process, and lists directories). `line` is the command line a shell will run, which
+    /// decides whether it gets the network ([`SandboxConfig::network_for`]); a program that
+    /// is no command line gets it only when [`SandboxConfig::network`] is set.
+    ///
+    /// # Errors
+    ///
+    /// A `security_error` when the sandbox is on but cannot work here, a `system_error`
+    /// when the plan cannot be made; the program must not run.
+    pub(crate) async fn prepare(
+        config: &SandboxConfig,
         ws: &Workspace,
-        cwd: &std::path::Path,
-        command: &str,
-    ) -> Result<Sandboxed, ToolError> {
-        let sandbox_config = config.sandbox.clone();
-        let network = sandbox_config.network_for_command(command);
-        let proxied = !network && !sandbox_config.network_hosts.is_empty();
-        let writable: Vec<std::path::PathBuf> = ws
+        cwd: &Path,
+        line: Option<&CommandLine>,
+    ) -> Result<Sandbox, ToolError> {
+        if !config.runs_sandboxed() {
+            return Ok(Sandbox { confined: None });
+        }
+        let config = config.clone();
+        let network = match line {
+            Some(line) => config.network_for_command(line),
+            None => config.network,
+        };
+        let writable: Vec<PathBuf> = ws
             .roots()
             .iter()
             .filter(|r| r.is_writable())
             .map(|r| r.path().to_path_buf())
             .collect();
         let cwd = cwd.to_path_buf();
-        let prepared = tokio::task::spawn_blocking(move || {
-            let status = sandbox_config.status();
-            if !status.available {
-                return Err(ToolError::security(format!(
-                    "the bash sandbox is unavailable here, so no command was run: {}",
-                    status.reason.as_deref().unwrap_or("unknown reason")
-                ))
-                .with_field("sandbox", "unavailable")
-                .with_suggestion(UNSANDBOXED_HINT));
-            }
-            let fail = |e: String| {
-                ToolError::system(format!("the bash sandbox could not be prepared: {e}"))
-                    .with_suggestion(UNSANDBOXED_HINT)
-            };
-            let dir = sandbox::CallDir::new()
-                .map_err(|e| fail(format!("cannot make the call's temporary directory: {e}")))?;
-            let proxy_port = if proxied {
-                Some(sandbox::proxy_port_for(&sandbox_config.network_hosts).map_err(fail)?)
-            } else {
-                None
-            };
-            let denied = sandbox_config.denied_paths();
-            let made = sandbox::build_plan(
-                &sandbox::PlanOptions {
-                    cwd: &cwd,
-                    writable: &writable,
-                    denied: &denied,
-                    protected: &sandbox_config.protected,
-                    network,
-                    proxy_port,
-                    unix_sockets: sandbox_config.unix_sockets,
-                },
-                &dir,
-            )
-            .map_err(fail)?;
-            let way = if sandbox_config.confine_in_process && sandbox::fits_a_thread(&made.plan) {
-                Way::Thread(std::sync::Arc::new(made.plan))
-            } else {
-                Way::Helper {
-                    program: sandbox_config.helper_program().map_err(fail)?,
-                    plan: serde_json::to_string(&made.plan).map_err(|e| fail(e.to_string()))?,
-                }
-            };
-            Ok(Sandboxed {
-                way,
-                proxy_port,
-                dir,
-                writable,
-                protected: sandbox_config.protected,
-                protected_before: made.protected_before,
-                notes: made.notes,
-            })
+        let prepared =
+            tokio::task::spawn_blocking(move || Confined::new(config, writable, &cwd, network))
+                .await;
+        let confined = prepared
+            .map_err(|e| ToolError::system(format!("the sandbox's set-up failed: {e}")))??;
+        Ok(Sandbox {
+            confined: Some(confined),
         })
-        .await;
-        prepared.map_err(|e| ToolError::system(format!("the bash sandbox's set-up failed: {e}")))?
     }
 
-    /// The notes of a finished call: the plan's, and the protected paths the command
-    /// created (where nothing could be mounted before it ran). Removes the call's directory.
-    pub(super) async fn finish(self) -> Vec<String> {
-        let Sandboxed {
+    /// Starts `program`, confined as prepared, in a process group of its own (its pid is the
+    /// group's id), with stdout and stderr piped and nothing else of this process's
+    /// environment.
+    ///
+    /// # Errors
+    ///
+    /// A `security_error` when the confinement could not be applied (the program did not
+    /// run), a `system_error` when it could not be started.
+    pub(crate) async fn launch(&self, program: Program) -> Result<Child, ToolError> {
+        let Program {
+            path,
+            args,
+            cwd,
+            mut env,
+            stdin,
+        } = program;
+        let shown = path.display().to_string();
+        let (command, confine) = match &self.confined {
+            None => (launch::command(&path, None, &args, &cwd, &env, stdin), None),
+            Some(c) => {
+                env.retain(|(k, _)| k != "TMPDIR");
+                env.push(("TMPDIR".to_owned(), c.dir.tmp().display().to_string()));
+                if let Some(port) = c.proxy_port {
+                    let url = format!("http://127.0.0.1:{port}");
+                    env.retain(|(k, _)| {
+                        !PROXY_VARIABLES.contains(&k.as_str())
+                            && !k.eq_ignore_ascii_case("no_proxy")
+                    });
+                    env.extend(
+                        PROXY_VARIABLES
+                            .iter()
+                            .map(|n| ((*n).to_owned(), url.clone())),
+                    );
+                }
+                match &c.way {
+                    Way::Thread(plan) => (
+                        launch::command(&path, None, &args, &cwd, &env, stdin),
+                        Some(plan.clone()),
+                    ),
+                    Way::Helper { program, plan } => {
+                        let mut helper_args = vec![plan.clone(), path.display().to_string()];
+                        helper_args.extend(args);
+                        let command = launch::command(
+                            program,
+                            Some(HELPER_ARG0),
+                            &helper_args,
+                            &cwd,
+                            &env,
+                            stdin,
+                        );
+                        (command, None)
+                    }
+                }
+            }
+        };
+        launch::spawn(command, confine).await.map_err(|e| {
+            if let Some(NotConfined(why)) = e.get_ref().and_then(|e| e.downcast_ref()) {
+                return not_confined(why);
+            }
+            ToolError::system(format!("could not start `{shown}`: {e}")).with_suggestion(
+                "The host could not start the program; this is not a problem of the call.",
+            )
+        })
+    }
+
+    /// Ends the call's sandbox once the program has ended, given its exit code and what it
+    /// printed on stderr: the notes for the answer (the plan's, and the protected paths the
+    /// program created where nothing could be mounted before it ran). Removes the call's
+    /// private directory.
+    ///
+    /// # Errors
+    ///
+    /// A `security_error` when the helper could not confine the program, which then never
+    /// ran (only the helper's own exit says so: a program confined from a thread that prints
+    /// the same words and exits with the same code did run).
+    pub(crate) async fn finish(
+        self,
+        exit_code: Option<i32>,
+        stderr: &str,
+    ) -> Result<Vec<String>, ToolError> {
+        let Some(confined) = self.confined else {
+            return Ok(Vec::new());
+        };
+        if matches!(confined.way, Way::Helper { .. })
+            && exit_code == Some(HELPER_FAILED)
+            && let Some(why) = stderr.strip_prefix(HELPER_FAILED_PREFIX)
+        {
+            return Err(not_confined(why.trim_end()));
+        }
+        Ok(confined.finish().await)
+    }
+}
+
+fn not_confined(why: &str) -> ToolError {
+    ToolError::security(format!(
+        "the sandbox could not be set up, so the command was not run: {why}"
+    ))
+    .with_suggestion(UNSANDBOXED_HINT)
+}
+
+impl Confined {
+    fn new(
+        config: SandboxConfig,
+        writable: Vec<PathBuf>,
+        cwd: &Path,
+        network: bool,
+    ) -> Result<Confined, ToolError> {
+        let status = config.status();
+        if !status.available {
+            return Err(ToolError::security(format!(
+                "the sandbox is unavailable here, so no command was run: {}",
+                status.reason.as_deref().unwrap_or("unknown reason")
+            ))
+            .with_field("sandbox", "unavailable")
+            .with_suggestion(UNSANDBOXED_HINT));
+        }
+        let fail = |e: String| {
+            ToolError::system(format!("the sandbox could not be prepared: {e}"))
+                .with_suggestion(UNSANDBOXED_HINT)
+        };
+        let dir = CallDir::new()
+            .map_err(|e| fail(format!("cannot make the call's temporary directory: {e}")))?;
+        let proxied = !network && !config.network_hosts.is_empty();
+        let proxy_port = if proxied {
+            Some(super::proxy_port_for(&config.network_hosts).map_err(fail)?)
+        } else {
+            None
+        };
+        let denied = config.denied_paths();
+        let made = super::build_plan(
+            &super::PlanOptions {
+                cwd,
+                writable: &writable,
+                denied: &denied,
+                protected: &config.protected,
+                network,
+                proxy_port,
+                unix_sockets: config.unix_sockets,
+            },
+            &dir,
+        )
+        .map_err(fail)?;
+        let way = if config.confine_in_process && super::fits_a_thread(&made.plan) {
+            Way::Thread(Arc::new(made.plan))
+        } else {
+            Way::Helper {
+                program: config.helper_program().map_err(fail)?,
+                plan: serde_json::to_string(&made.plan).map_err(|e| fail(e.to_string()))?,
+            }
+        };
+        Ok(Confined {
+            way,
+            proxy_port,
+            dir,
+            writable,
+            protected: config.protected,
+            protected_before: made.protected_before,
+            notes: made.notes,
+        })
+    }
+
+    /// The notes of a finished call; removes the call's directory.
+    async fn finish(self) -> Vec<String> {
+        let Confined {
             writable,
             protected,
             protected_before,
@@ -136,7 +288,7 @@ impl Sandboxed {
             ..
         } = self;
         let created = tokio::task::spawn_blocking(move || {
-            let created = sandbox::created_protected(&writable, &protected, &protected_before);
+            let created = super::created_protected(&writable, &protected, &protected_before);
             drop(dir);
             created
         })

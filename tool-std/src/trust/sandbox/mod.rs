@@ -84,7 +84,7 @@
 //! ```no_run
 //! // First thing in the host's `main`, before any thread or async runtime starts. It returns
 //! // at once unless this process was started as the helper, which it then becomes.
-//! tool_std::shell::sandbox::dispatch();
+//! tool_std::trust::sandbox::dispatch();
 //! // ... build the runtime and serve as usual.
 //! ```
 //!
@@ -95,7 +95,7 @@
 //! says why and names the explicit opt-out, `--bash-sandbox off`
 //! ([`SandboxMode::Off`]). The command line prints the state when `list` and `serve` start.
 //! Whether a call runs sandboxed is on the public API ([`SandboxConfig::runs_sandboxed`],
-//! [`ShellConfig::runs_sandboxed`](super::ShellConfig::runs_sandboxed)), so a host's approval
+//! [`ShellConfig::runs_sandboxed`](crate::shell::ShellConfig::runs_sandboxed)), so a host's approval
 //! rule can run sandboxed commands without asking and ask for the others.
 //!
 //! # What the kernel cannot cover, and what is done instead
@@ -162,6 +162,8 @@
 //!   same listed hosts.
 
 mod apply;
+mod entry;
+mod launch;
 mod plan;
 mod probe;
 mod proxy;
@@ -171,12 +173,16 @@ mod spawner;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) use apply::fits_a_thread;
-pub(crate) use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
+use apply::fits_a_thread;
+pub(crate) use entry::{Program, Sandbox};
+pub(crate) use launch::{Group, program_path};
+use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
 pub use probe::SandboxStatus;
-pub(crate) use proxy::port_for as proxy_port_for;
+use proxy::port_for as proxy_port_for;
 pub use proxy::{MAX_PROXIES, MAX_PROXY_CONNECTIONS, MAX_PROXY_HEAD};
-pub(crate) use spawner::start_confined;
+
+use crate::trust::command::{CommandLine, CommandPattern};
+use crate::trust::net::HostPattern;
 
 /// The `argv[0]` the helper is started with; [`dispatch`] recognises it.
 pub const HELPER_ARG0: &str = "toolsmith-bash-sandbox";
@@ -255,11 +261,11 @@ impl std::str::FromStr for SandboxMode {
     }
 }
 
-/// The sandbox's configuration, a part of [`ShellConfig`](super::ShellConfig).
+/// The sandbox's configuration, a part of [`ShellConfig`](crate::shell::ShellConfig).
 ///
 /// ```
 /// use tool_std::shell::ShellConfig;
-/// use tool_std::shell::sandbox::SandboxMode;
+/// use tool_std::trust::sandbox::SandboxMode;
 ///
 /// let mut config = ShellConfig::default();
 /// assert!(config.runs_sandboxed());
@@ -277,7 +283,7 @@ pub struct SandboxConfig {
     pub network: bool,
     /// Command patterns that get the network when [`network`](Self::network) is off
     /// (`cargo fetch*`, `npm install*`): a command line gets it when every simple command in
-    /// it matches one, word by word as an `allow` rule of `tool_std::rules` matches
+    /// it matches one, word by word as an `allow` rule of `tool_std::trust::rules` matches
     /// (`cargo fetch && curl x` does not).
     pub network_for: Vec<String>,
     /// Hosts commands may reach while the network is off for them (`crates.io`,
@@ -335,10 +341,18 @@ impl SandboxConfig {
         self.mode == SandboxMode::On
     }
 
-    /// Whether `command` may use the network: [`network`](Self::network), or every part of
-    /// it matches a pattern of [`network_for`](Self::network_for).
-    pub fn network_for_command(&self, command: &str) -> bool {
-        self.network || crate::rules::every_part_matches(command, &self.network_for)
+    /// Whether `line` may use the network: [`network`](Self::network), or every part of it
+    /// matches a pattern of [`network_for`](Self::network_for).
+    pub fn network_for_command(&self, line: &CommandLine) -> bool {
+        if self.network {
+            return true;
+        }
+        let patterns: Vec<CommandPattern> = self
+            .network_for
+            .iter()
+            .map(|p| CommandPattern::new(p))
+            .collect();
+        line.every_part_matches(&patterns)
     }
 
     /// Checks every entry of [`network_hosts`](Self::network_hosts); the error names the
@@ -372,7 +386,7 @@ impl SandboxConfig {
             .flatten()
             .find(|p| p.is_file())
             .ok_or_else(|| {
-                "this program never called tool_std::shell::sandbox::dispatch(), so it cannot \
+                "this program never called tool_std::trust::sandbox::dispatch(), so it cannot \
                  serve as the bash sandbox's helper, and no toolsmith-sandbox-helper program is \
                  beside it; call dispatch() at the top of main, or set \
                  ShellConfig.sandbox.helper to a program that does"
@@ -410,7 +424,7 @@ impl SandboxConfig {
 /// domain (`*.github.com`), an address (`127.0.0.1`, `[::1]`), each optionally with
 /// `:port`. The error says what is wrong and what to write.
 pub fn check_network_host(host: &str) -> Result<(), String> {
-    proxy::check(host)
+    HostPattern::parse(host).map(drop)
 }
 
 static DISPATCHED: AtomicBool = AtomicBool::new(false);

@@ -175,7 +175,7 @@ fn run_probe(helper: &std::path::Path) -> Probe {
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|_| {
         format!(
             "{} did not answer as the sandbox helper; does its main call \
-             tool_std::shell::sandbox::dispatch() first?",
+             tool_std::trust::sandbox::dispatch() first?",
             helper.display()
         )
     })?;

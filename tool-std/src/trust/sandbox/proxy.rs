@@ -23,6 +23,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
+use crate::trust::net::{self, HostPattern, host_and_port, parse_port, split_host_port};
+
 /// The longest request head the proxy reads.
 pub const MAX_PROXY_HEAD: usize = 16 * 1024;
 
@@ -34,79 +36,6 @@ pub const MAX_PROXIES: usize = 16;
 
 /// How long a client has to send its request head, and the proxy to connect onwards.
 const HEAD_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// One allowed host: a name (or `*.` and a domain: any name beneath it, not the domain
-/// itself), or an address; with a port, that port only.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HostPattern {
-    host: String,
-    port: Option<u16>,
-}
-
-impl HostPattern {
-    /// Parses `host`, `*.domain`, `host:port`, `[v6]` or `[v6]:port`.
-    pub(crate) fn parse(text: &str) -> Result<HostPattern, String> {
-        let bad = |why: &str| {
-            format!(
-                "`{text}` is not a host commands may reach ({why}); write a name \
-                 (`crates.io`), `*.` and a domain (`*.github.com`), an address, and \
-                 optionally `:port`"
-            )
-        };
-        let (host, port) = split_host_port(text.trim()).map_err(bad)?;
-        let port = port
-            .map(|p| parse_port(p).ok_or_else(|| bad("bad port")))
-            .transpose()?;
-        let name = host.strip_prefix("*.").unwrap_or(host);
-        let valid = !name.is_empty()
-            && name.len() <= 253
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '_'));
-        if !valid {
-            return Err(bad("not a host name or address"));
-        }
-        Ok(HostPattern {
-            host: host.to_ascii_lowercase(),
-            port,
-        })
-    }
-
-    /// Whether a connection to `host` (a name or an address, without brackets) on `port`
-    /// is allowed by this pattern.
-    pub(crate) fn allows(&self, host: &str, port: u16) -> bool {
-        if self.port.is_some_and(|p| p != port) {
-            return false;
-        }
-        let host = host.trim_end_matches('.').to_ascii_lowercase();
-        match self.host.strip_prefix("*.") {
-            Some(domain) => host
-                .strip_suffix(domain)
-                .is_some_and(|sub| sub.len() > 1 && sub.ends_with('.')),
-            None => host == self.host,
-        }
-    }
-
-    /// How the list names this pattern.
-    fn shown(&self) -> String {
-        host_and_port(&self.host, self.port)
-    }
-}
-
-/// `host` and `port` as a URL's authority: an IPv6 address in brackets.
-fn host_and_port(host: &str, port: Option<u16>) -> String {
-    match (host.contains(':'), port) {
-        (true, Some(p)) => format!("[{host}]:{p}"),
-        (true, None) => format!("[{host}]"),
-        (false, Some(p)) => format!("{host}:{p}"),
-        (false, None) => host.to_owned(),
-    }
-}
-
-/// Checks one entry of an allow-list of hosts.
-pub(crate) fn check(host: &str) -> Result<(), String> {
-    HostPattern::parse(host).map(drop)
-}
 
 /// The port of the proxy for `hosts`, started when there is none yet.
 pub(crate) fn port_for(hosts: &[String]) -> Result<u16, String> {
@@ -256,30 +185,6 @@ fn split_authority(authority: &str, default_port: Option<u16>) -> Result<(String
     Ok((host.to_owned(), port))
 }
 
-/// Splits `host`, `host:port`, `[v6]` or `[v6]:port` into the host (without brackets) and
-/// the port's text; an IPv6 address must be in brackets.
-fn split_host_port(text: &str) -> Result<(&str, Option<&str>), &'static str> {
-    if let Some(rest) = text.strip_prefix('[') {
-        let (v6, after) = rest.split_once(']').ok_or("no closing `]`")?;
-        match after.strip_prefix(':') {
-            Some(port) => Ok((v6, Some(port))),
-            None if after.is_empty() => Ok((v6, None)),
-            None => Err("text after `]`"),
-        }
-    } else {
-        match text.rsplit_once(':') {
-            Some((host, _)) if host.contains(':') => Err("an IPv6 address goes in brackets"),
-            Some((host, port)) => Ok((host, Some(port))),
-            None => Ok((text, None)),
-        }
-    }
-}
-
-/// A port other than 0.
-fn parse_port(text: &str) -> Option<u16> {
-    text.parse().ok().filter(|&p| p != 0)
-}
-
 /// Serves one client of the proxy listening on `own_port`.
 async fn serve(
     mut client: TcpStream,
@@ -358,7 +263,7 @@ enum Onwards {
 
 /// Connects to an allowed `host`, not the proxy itself (on `own_port`). An address is connected to as it is: the list names it
 /// (patterns match addresses by their text only). A name is resolved here, and only its
-/// public addresses are tried ([`crate::web::classify`], as the web tool judges them): a
+/// public addresses are tried ([`net::classify`], as the web tool judges them): a
 /// listed name that resolves to a loopback, private, link-local or metadata address (a
 /// rebinding name, or a stale record) does not open the host's own network to commands;
 /// listing that address itself does.
@@ -380,7 +285,7 @@ async fn connect(host: &str, port: u16, own_port: u16) -> Result<TcpStream, Onwa
         .collect();
     let (public, other): (Vec<&std::net::SocketAddr>, Vec<_>) = resolved
         .iter()
-        .partition(|a| crate::web::classify(a.ip()).is_public());
+        .partition(|a| net::classify(a.ip()).is_public());
     if public.is_empty() {
         let Some(first) = other.first() else {
             return Err(Onwards::Failed(format!("{host} has no address")));
@@ -389,7 +294,7 @@ async fn connect(host: &str, port: u16, own_port: u16) -> Result<TcpStream, Onwa
             "{host} resolves to {} ({}), and a listed name leads to public addresses only; \
              to allow that address, list it instead of the name (--bash-network-host {})",
             first.ip(),
-            crate::web::classify(first.ip()).description(),
+            net::classify(first.ip()).description(),
             first
         )));
     }
@@ -424,25 +329,6 @@ fn answer(status: &str, why: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn patterns_match_names_domains_addresses_and_ports() {
-        let p = |s: &str| HostPattern::parse(s).unwrap();
-        assert!(p("crates.io").allows("crates.io", 443));
-        assert!(p("crates.io").allows("CRATES.IO.", 80));
-        assert!(!p("crates.io").allows("static.crates.io", 443));
-        assert!(p("*.github.com").allows("api.github.com", 443));
-        assert!(!p("*.github.com").allows("github.com", 443));
-        assert!(!p("*.github.com").allows("evilgithub.com", 443));
-        assert!(p("127.0.0.1:8080").allows("127.0.0.1", 8080));
-        assert!(!p("127.0.0.1:8080").allows("127.0.0.1", 8081));
-        assert!(p("[::1]:9").allows("::1", 9));
-        for bad in [
-            "", "a b", "x:0", "x:99999", "::1", "[::1", "[::1]x", "*.", "a/b",
-        ] {
-            assert!(HostPattern::parse(bad).is_err(), "{bad}");
-        }
-    }
 
     /// Sends `request` to a proxy for `127.0.0.1:1` and returns its answer.
     fn ask(request: &[u8]) -> String {

@@ -6,18 +6,17 @@
 //! - The **shared** filter, compiled by `seccompiler`, checks the architecture (a call of
 //!   another ABI, such as 32-bit `int 0x80`, kills the process) and refuses the listed calls,
 //!   some only with given arguments (a socket family, a mode).
-//! - The **namespace** filter, a few instructions written here, refuses mounts and new
-//!   namespaces ([`MOUNTS`], and `unshare` and `clone` with a namespace flag). It is a filter
-//!   of its own because the sandbox makes mounts itself before the command starts: a call
-//!   that mounts installs it after its mounts. The kernel's cost of installing a filter grows
-//!   with its length (it works out, for every system call, whether the filter allows it
-//!   whatever the arguments), so it is kept short: a single `jset` tests every namespace flag
-//!   at once, where the compiled form needs a rule per flag.
-//! - The **fallbacks** filter, also written here, refuses every x32 call (numbers with bit 30
-//!   set, which would otherwise reach the same kernel entry points under other numbers) and
-//!   answers `clone3` and `openat2` with `ENOSYS`: their flags sit in memory a filter cannot
-//!   read, and `ENOSYS` makes the C library fall back to `clone` and `openat`, whose flags the
-//!   other filters check.
+//! - The **namespace** filter, also compiled by `seccompiler`, refuses mounts and new
+//!   namespaces ([`MOUNTS`], and `unshare` and `clone` with a namespace flag, a rule per
+//!   flag). It is a filter of its own because the sandbox makes mounts itself before the
+//!   command starts: a call that mounts installs it after its mounts (the calls that mount
+//!   nothing inherit it from their spawner thread).
+//! - The **fallbacks** filter, seven instructions written here, refuses every x32 call
+//!   (numbers with bit 30 set, which would otherwise reach the same kernel entry points under
+//!   other numbers) and answers `clone3` and `openat2` with `ENOSYS`: their flags sit in
+//!   memory a filter cannot read, and `ENOSYS` makes the C library fall back to `clone` and
+//!   `openat`, whose flags the other filters check. It stays hand-written because
+//!   `seccompiler` matches a call's number only for equality, and the x32 calls are a range.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -318,73 +317,36 @@ pub(super) fn compile(sockets: Sockets) -> Result<BpfProgram, String> {
 const LD_W_ABS: u16 = 0x20;
 const JEQ_K: u16 = 0x15;
 const JGE_K: u16 = 0x35;
-const JSET_K: u16 = 0x45;
 const RET_K: u16 = 0x06;
 
-// Offsets in the kernel's `struct seccomp_data`: the call's number, its architecture, and
-// the low 32 bits of its first argument (on a little-endian machine, which `target` checks).
+/// The offset of the call's number in the kernel's `struct seccomp_data`.
 const NR: u32 = 0;
-const ARCH: u32 = 4;
-const ARG0_LOW: u32 = 16;
 
-/// The architecture `target` names, as `seccomp_data` gives it (`AUDIT_ARCH_*`).
-const AUDIT_ARCH: u32 = if cfg!(target_arch = "aarch64") {
-    183 | 0xc000_0000
-} else {
-    62 | 0xc000_0000
-};
-
-/// Where a jump of the namespace filter lands.
-#[derive(Clone, Copy)]
-enum To {
-    /// The next instruction but `n`.
-    Skip(u8),
-    Allow,
-    Deny,
-}
-
-/// The namespace filter: the architecture checked as the shared filter checks it (another
-/// kills the process), each of [`MOUNTS`] refused, `unshare` with any of
-/// [`UNSHARE_NAMESPACES`] and `clone` with any of [`CLONE_NAMESPACES`] refused, everything
-/// else allowed.
+/// The namespace filter, compiled: each of [`MOUNTS`] refused, `unshare` with any of
+/// [`UNSHARE_NAMESPACES`] and `clone` with any of [`CLONE_NAMESPACES`] refused (a rule per
+/// flag), everything else allowed; another architecture kills the process, as the shared
+/// filter's check does.
 pub(super) fn namespaces() -> Result<BpfProgram, String> {
-    use To::{Allow, Deny, Skip};
-    target()?;
-    let mut ops: Vec<(u16, To, To, u32)> = vec![
-        (LD_W_ABS, Skip(0), Skip(0), ARCH),
-        (JEQ_K, Skip(1), Skip(0), AUDIT_ARCH),
-        (RET_K, Skip(0), Skip(0), libc::SECCOMP_RET_KILL_PROCESS),
-        (LD_W_ABS, Skip(0), Skip(0), NR),
-    ];
-    for &nr in MOUNTS {
-        ops.push((JEQ_K, Deny, Skip(0), nr as u32));
-    }
+    let mut rules: BTreeMap<i64, Vec<SeccompRule>> =
+        MOUNTS.iter().map(|&nr| (nr, Vec::new())).collect();
     for (nr, flags) in [
         (libc::SYS_unshare, UNSHARE_NAMESPACES),
         (libc::SYS_clone, CLONE_NAMESPACES),
     ] {
-        // Another call skips the load and the test of this one's flags.
-        ops.push((JEQ_K, Skip(0), Skip(2), nr as u32));
-        ops.push((LD_W_ABS, Skip(0), Skip(0), ARG0_LOW));
-        ops.push((JSET_K, Deny, Allow, flags));
+        let bits: Vec<u64> = (0..32)
+            .map(|bit| 1u64 << bit)
+            .filter(|b| u64::from(flags) & b != 0)
+            .collect();
+        rules.insert(nr, any_bit(0, &bits)?);
     }
-    let allow = ops.len();
-    let deny = allow + 1;
-    let mut program = Vec::with_capacity(deny + 1);
-    for (at, &(code, jt, jf, k)) in ops.iter().enumerate() {
-        let offset = |to: To| match to {
-            Skip(n) => Ok(n),
-            Allow => u8::try_from(allow - at - 1),
-            Deny => u8::try_from(deny - at - 1),
-        };
-        let (jt, jf) = offset(jt)
-            .and_then(|jt| Ok((jt, offset(jf)?)))
-            .map_err(|_| "the namespace filter is too long for its jumps".to_owned())?;
-        program.push(sock_filter { code, jt, jf, k });
-    }
-    program.push(ret(libc::SECCOMP_RET_ALLOW));
-    program.push(ret(libc::SECCOMP_RET_ERRNO | libc::EPERM as u32));
-    Ok(program)
+    let filter = SeccompFilter::new(
+        rules,
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EPERM as u32),
+        target()?,
+    )
+    .map_err(|e| format!("seccomp: {e}"))?;
+    filter.try_into().map_err(|e| format!("seccomp: {e}"))
 }
 
 fn ret(k: u32) -> sock_filter {
@@ -415,13 +377,33 @@ pub(super) fn fallbacks() -> BpfProgram {
 mod tests {
     use super::*;
 
-    /// Runs `program` as the kernel would on a call of `nr` with first argument `arg0`,
-    /// for the instructions the hand-written filters use; the answer it returns.
+    const JSET_K: u16 = 0x45;
+
+    // Offsets in `struct seccomp_data`: the architecture, and the low 32 bits of the first
+    // argument (on a little-endian machine, which `target` checks).
+    const ARCH: u32 = 4;
+    const ARG0_LOW: u32 = 16;
+
+    /// The architecture `target` names, as `seccomp_data` gives it (`AUDIT_ARCH_*`).
+    const AUDIT_ARCH: u32 = if cfg!(target_arch = "aarch64") {
+        183 | 0xc000_0000
+    } else {
+        62 | 0xc000_0000
+    };
+
+    /// Runs `program` as the kernel would on a call of `nr` with first argument `arg0`
+    /// (the others 0), for the classic BPF instructions filters are made of; the answer it
+    /// returns.
     fn run(program: &[sock_filter], arch: u32, nr: i64, arg0: u64) -> u32 {
+        const ALU_AND_K: u16 = 0x54;
+        const JA: u16 = 0x05;
+        const JGT_K: u16 = 0x25;
         let load = |offset: u32| match offset {
             NR => nr as u32,
             ARCH => arch,
             ARG0_LOW => arg0 as u32,
+            20 => (arg0 >> 32) as u32,
+            8..=15 | 24..=63 => 0,
             other => panic!("no load at {other}"),
         };
         let (mut pc, mut acc) = (0usize, 0u32);
@@ -433,7 +415,13 @@ mod tests {
                     acc = load(op.k);
                     pc + 1
                 }
+                ALU_AND_K => {
+                    acc &= op.k;
+                    pc + 1
+                }
+                JA => pc + 1 + op.k as usize,
                 JEQ_K => jump(acc == op.k),
+                JGT_K => jump(acc > op.k),
                 JGE_K => jump(acc >= op.k),
                 JSET_K => jump(acc & op.k != 0),
                 RET_K => return op.k,
@@ -480,7 +468,6 @@ mod tests {
     #[test]
     fn the_namespace_filter_refuses_mounts_and_new_namespaces_only() {
         let program = namespaces().unwrap();
-        assert!(program.len() < 32, "short: {}", program.len());
         let answer = |nr, arg0| run(&program, AUDIT_ARCH, nr, arg0);
         for &nr in MOUNTS {
             assert_eq!(answer(nr, 0), EPERM, "{nr}");

@@ -1,0 +1,114 @@
+//! What `bash` answers: [`CommandResult`], and the text a model reads of it.
+
+use serde::Serialize;
+use tool_core::{Render, ResourcesTracker};
+
+/// What `bash` ran and how it ended. A non-zero exit is a result, not an error: the model
+/// reads the exit code, stdout and stderr in the text ([`Render::render`]), where the tool's
+/// result goes out as text alone (see [`bash`](mod@super::bash)); a program in the
+/// same process reads these fields.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CommandResult {
+    /// Always `command_result`.
+    pub r#type: &'static str,
+    /// Whether the command exited with code 0.
+    pub success: bool,
+    /// `exited`, `timeout` (ended at its timeout) or `cancelled` (ended because the call was
+    /// cancelled).
+    pub status: &'static str,
+    /// The exit code (128 + N when a signal N ended the shell); `None` on a timeout or a
+    /// cancellation.
+    pub return_code: Option<i32>,
+    /// The signal that ended the shell, if one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// What the command printed on stdout (the middle left out past the cap).
+    pub output: String,
+    /// What it printed on stderr (the middle left out past the cap; absent when nothing).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub error: String,
+    /// Lines printed on stdout in all.
+    pub output_lines: usize,
+    /// Lines printed on stderr in all (absent for 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub error_lines: usize,
+    /// Lines left out of `output` and `error` to keep within the cap (absent for 0).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub omitted_lines: usize,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: u64,
+    /// The directory it ran in, as the workspace names it.
+    pub working_dir: String,
+    /// What else happened: output cut, background processes ended, the timeout.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Render for CommandResult {
+    fn status(&self) -> Option<String> {
+        Some(match self.status {
+            "timeout" => format!("Timed out after {}", seconds(self.duration_ms)),
+            "cancelled" => "Cancelled".to_owned(),
+            _ => match self.return_code {
+                Some(code) => format!("Exit code {code} ({})", seconds(self.duration_ms)),
+                None => "Exited".to_owned(),
+            },
+        })
+    }
+
+    fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
+        let mut out = String::new();
+        match self.status {
+            "timeout" => out.push_str(&format!(
+                "Timed out after {}; the command and its processes were ended. Output so far:\n",
+                seconds(self.duration_ms)
+            )),
+            "cancelled" => out
+                .push_str("Cancelled; the command and its processes were ended. Output so far:\n"),
+            _ => match (self.return_code, self.signal) {
+                (Some(code), Some(sig)) => {
+                    out.push_str(&format!("Exit code {code} (ended by signal {sig})\n"));
+                }
+                (Some(code), None) => out.push_str(&format!("Exit code {code}\n")),
+                (None, _) => out.push_str("Exited\n"),
+            },
+        }
+        if !self.output.is_empty() {
+            out.push_str(&self.output);
+            if !self.output.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        if !self.error.is_empty() {
+            out.push_str("[stderr]\n");
+            out.push_str(&self.error);
+            if !self.error.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        if self.output.is_empty() && self.error.is_empty() {
+            out.push_str("(no output)\n");
+        }
+        if let Some(note) = &self.note {
+            out.push_str(note);
+            out.push('\n');
+        }
+        Some(out)
+    }
+
+    fn is_success(&self) -> bool {
+        self.success
+    }
+}
+
+fn seconds(ms: u64) -> String {
+    if ms < 10_000 {
+        format!("{:.1} s", ms as f64 / 1000.0)
+    } else {
+        format!("{} s", ms / 1000)
+    }
+}

@@ -1,0 +1,3 @@
+//! The trust room: the crate's layers, read from its sources.
+
+mod layers;
