@@ -24,6 +24,7 @@ mod cli {
     mod examples;
     mod sandbox;
     mod shell;
+    mod stop;
     mod terminal;
     mod tools;
 }

@@ -37,3 +37,36 @@ pub fn linked_tools() -> RegistryBuilder {
         .filter(|e| !Path::new(e.location()).starts_with(tests))
         .fold(Registry::builder(), |b, e| b.register_arc(e.tool().clone()))
 }
+
+/// Sends the signal `name` (`TERM`, `KILL`, ...) to process `pid` with `kill(1)`.
+pub fn signal(pid: u32, name: &str) {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("run kill");
+    assert!(status.success(), "kill -{name} {pid}");
+}
+
+/// Whether process `pid` is gone (or a zombie waiting to be reaped), read from `/proc`.
+pub fn process_gone(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        stat.rsplit(')')
+            .next()
+            .is_some_and(|s| s.trim_start().starts_with('Z'))
+    })
+}
+
+/// Waits up to `limit` for every process of `pids` to be gone; whether they all are.
+pub fn processes_gone(pids: &[u32], limit: std::time::Duration) -> bool {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        if pids.iter().all(|&p| process_gone(p)) {
+            return true;
+        }
+        if std::time::Instant::now() > until {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}

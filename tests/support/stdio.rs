@@ -180,6 +180,30 @@ impl StdioServe {
         (field("VmHWM:"), field("VmRSS:"))
     }
 
+    /// Sends the signal `name` (`TERM`, `KILL`, ...) to the server with `kill(1)`.
+    pub fn signal(&self, name: &str) {
+        super::signal(self.pid(), name);
+    }
+
+    /// Waits up to `limit` for the server to exit on its own; its status, or `None` (it is
+    /// then killed).
+    pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
+        let until = Instant::now() + limit;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if Instant::now() < until => {
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                _ => {
+                    let _ = self.child.kill();
+                    let _ = self.child.wait();
+                    return None;
+                }
+            }
+        }
+    }
+
     /// Closes stdin and waits for the server to exit (killing it after `grace`); whether it
     /// exited by itself, with success.
     pub fn close(mut self, grace: Duration) -> bool {

@@ -1,7 +1,8 @@
 //! A real OTLP exchange: `toolsmith serve` with `OTEL_EXPORTER_OTLP_ENDPOINT` pointed at a
 //! loopback OTLP/HTTP receiver written here (the protobuf decoded with `opentelemetry-proto`)
 //! sends the spans of 100 calls, each named `execute_tool read_file` and the child of the
-//! `traceparent` its request carried.
+//! `traceparent` its request carried, whether the server ends because stdin closed or
+//! because it was sent `SIGTERM` right after the calls.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
@@ -92,19 +93,17 @@ fn serve_connection(stream: std::net::TcpStream, sink: &Received) {
     }
 }
 
-#[test]
-fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
-    let (endpoint, received) = receiver();
-    let dir = tempfile::tempdir().expect("dir");
-    std::fs::write(dir.path().join("a.txt"), "traced\n").expect("write");
-    let root = dir.path().to_str().expect("utf-8");
+/// `toolsmith serve` on stdio exporting to `endpoint`, sent 100 `read_file` calls each with a
+/// `traceparent` of [`TRACE`], all answered.
+fn serve_a_hundred_traced_calls(dir: &std::path::Path, endpoint: &str) -> StdioServe {
+    std::fs::write(dir.join("a.txt"), "traced\n").expect("write");
+    let root = dir.to_str().expect("utf-8");
     let env = [
-        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint),
         ("OTEL_SERVICE_NAME", "toolsmith-otlp-test"),
         ("OTEL_TRACES_SAMPLER", "always_on"),
     ];
-    let mut server = StdioServe::start_with_env(dir.path(), &["--root", root], &env);
-    let trace = "5bf92f3577b34da6a3ce929d0e0e4736";
+    let mut server = StdioServe::start_with_env(dir, &["--root", root], &env);
     let frames: Vec<Vec<u8>> = (0..CALLS)
         .map(|n| {
             let mut request = Version::V2026.request(
@@ -113,7 +112,7 @@ fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
                 json!({"name": "read_file", "arguments": {"paths": ["a.txt"]}}),
             );
             request["params"]["_meta"]["traceparent"] =
-                json!(format!("00-{trace}-{:016x}-01", n + 1));
+                json!(format!("00-{TRACE}-{:016x}-01", n + 1));
             request.to_string().into_bytes()
         })
         .collect();
@@ -128,9 +127,15 @@ fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
         stderr.contains("exporting call spans over OTLP"),
         "{stderr}"
     );
-    // Closing stdin ends the server, which sends what is still batched on its way out.
-    assert!(server.close(Duration::from_secs(30)), "clean exit");
+    server
+}
 
+/// The trace every call's request names as its parent's.
+const TRACE: &str = "5bf92f3577b34da6a3ce929d0e0e4736";
+
+/// Checks the receiver got one span per call, each the child of its request's
+/// `traceparent`.
+fn check_the_spans(received: &Received) {
     let got = received.lock().expect("lock");
     let calls: Vec<&(String, Span)> = got
         .iter()
@@ -145,7 +150,7 @@ fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
     let mut parents: Vec<String> = Vec::new();
     for (service, span) in calls {
         assert!(service.contains("toolsmith-otlp-test"), "{service}");
-        assert_eq!(hex::encode(&span.trace_id), trace);
+        assert_eq!(hex::encode(&span.trace_id), TRACE);
         parents.push(hex::encode(&span.parent_span_id));
         let names: Vec<&str> = span.attributes.iter().map(|kv| kv.key.as_str()).collect();
         for key in [
@@ -165,5 +170,50 @@ fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
     assert_eq!(
         parents, expected,
         "each call the child of its own request's traceparent"
+    );
+}
+
+#[test]
+fn serve_exports_the_spans_of_a_hundred_calls_over_otlp() {
+    let (endpoint, received) = receiver();
+    let dir = tempfile::tempdir().expect("dir");
+    let server = serve_a_hundred_traced_calls(dir.path(), &endpoint);
+    // Closing stdin ends the server, which sends what is still batched on its way out.
+    assert!(server.close(Duration::from_secs(30)), "clean exit");
+    check_the_spans(&received);
+}
+
+// A process manager stops a server with SIGTERM: sent at once after 100 calls (the batch
+// timer has not fired), every span still reaches the receiver and every record the store.
+#[test]
+fn sigterm_right_after_a_hundred_calls_loses_no_span_and_no_record() {
+    let (endpoint, received) = receiver();
+    let dir = tempfile::tempdir().expect("dir");
+    let mut server = serve_a_hundred_traced_calls(dir.path(), &endpoint);
+    server.signal("TERM");
+    let status = server
+        .wait_exit(Duration::from_secs(10))
+        .expect("exited within the bound");
+    assert!(status.success(), "{status:?}: {}", server.stderr());
+    check_the_spans(&received);
+
+    let root = dir.path().to_str().expect("utf-8");
+    let out = crate::support::cli::toolsmith_in(
+        dir.path(),
+        &["--root", root, "activity", "--json", "--limit", "500"],
+    );
+    let records: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(
+        records.len(),
+        CALLS,
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        records.iter().all(|r| r["status"] == "success"),
+        "{records:#?}"
     );
 }

@@ -219,6 +219,21 @@ impl ToolError {
         ToolError::new(ErrorKind::Cancelled, "the call was cancelled")
     }
 
+    /// The answer to a call that a stopping server ended, or refused once it began to stop:
+    /// a `cancelled` error with `"retryable": true`, which says to call again.
+    pub fn server_stopping() -> Self {
+        ToolError::new(
+            ErrorKind::Cancelled,
+            "the server is stopping, so the call was ended before it finished (or not begun); \
+             call again",
+        )
+        .with_field("retryable", true)
+        .with_suggestion(
+            "Call again once the server is back (or on another replica); for a call that \
+             writes, check first whether its change was made.",
+        )
+    }
+
     /// The runtime's end of a call whose caller dropped it after it began.
     pub(crate) fn abandoned() -> Self {
         ToolError::new(

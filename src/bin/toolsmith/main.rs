@@ -52,7 +52,11 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(2, &format!("cannot start the async runtime: {e}")),
     };
-    rt.block_on(run(cli))
+    let code = rt.block_on(run(cli));
+    // A read of stdin still waiting on its blocking thread (a stdio server stopped by a
+    // signal) would hold the runtime's drop for ever: what is left is not waited for.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    code
 }
 
 fn fail(code: u8, message: &str) -> ExitCode {

@@ -23,6 +23,10 @@ use crate::{fail, host, notice, prompt_context, prompt_context_for, tools};
 /// call's arguments is what refuses them; this only keeps the read bounded).
 const MAX_ARGUMENT_INPUT: u64 = 64 * 1024 * 1024;
 
+/// How long a stopping server has, from the signal, before it is ended at once: the calls'
+/// drain (`tool_core::mcp::DRAIN_TIMEOUT`) and then the records and spans written.
+const STOP_BOUND: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The arguments of `call`: the positional JSON, `-` for stdin, or `--args-file PATH`.
 pub(crate) fn read_arguments(
     positional: Option<String>,
@@ -70,6 +74,14 @@ async fn runtime(
         Some(path) => {
             let store = host::open_activity_store(options, &path)?;
             notice(&format!("activity records in {}", path.display()));
+            let closed = store.closed_abandoned();
+            if closed > 0 {
+                notice(&format!(
+                    "closed {closed} activity record(s) a stopped server left in progress \
+                     (as `failure`: {})",
+                    tool_core::activity::ABANDONED
+                ));
+            }
             Some(store)
         }
         None => None,
@@ -394,6 +406,7 @@ async fn serve_stdio(
     token: Option<String>,
 ) -> ExitCode {
     let stop = serve_options.shutdown.clone();
+    stop_on_signals(stop.clone());
     if let Some(side) = side {
         let activity = match Activity::new(&runtime) {
             Ok(a) => match &token {
@@ -468,14 +481,60 @@ async fn serve_http(
         Ok(None) => {}
         Err(e) => return fail(2, &e.to_string()),
     }
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            shutdown.cancel();
-        }
-    });
+    stop_on_signals(shutdown);
     match server.run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(1, &e.to_string()),
+    }
+}
+
+/// Stops the server gracefully on `SIGTERM` or `SIGINT` (see `ServeOptions::shutdown`): the
+/// calls running are ended and answered, the records written, the spans sent, and the process
+/// exits 0. Should that take longer than [`STOP_BOUND`], or a second signal come, it exits at
+/// once with status 1 (the guardian process still ends the programs the calls started).
+fn stop_on_signals(shutdown: tokio_util::sync::CancellationToken) {
+    tokio::spawn(async move {
+        if !stop_signal().await {
+            return;
+        }
+        notice(&format!(
+            "stopping: ending the calls in progress (at most {} s)",
+            STOP_BOUND.as_secs()
+        ));
+        shutdown.cancel();
+        let _ = std::thread::Builder::new()
+            .name("stop-bound".into())
+            .spawn(|| {
+                std::thread::sleep(STOP_BOUND);
+                notice("the server did not stop in time; ending it now");
+                std::process::exit(1);
+            });
+        if stop_signal().await {
+            notice("stopped by a second signal");
+            std::process::exit(1);
+        }
+    });
+}
+
+/// Waits for `SIGTERM` or `SIGINT`; `false` when neither can be listened to.
+async fn stop_signal() -> bool {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
+            return false;
+        };
+        tokio::select! {
+            _ = term.recv() => true,
+            _ = int.recv() => true,
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await.is_ok()
     }
 }
 

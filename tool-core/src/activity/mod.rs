@@ -30,7 +30,7 @@ pub(crate) use guard::ActivityGuard;
 pub use memory::{DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{
-    ActivityStoreError, DEFAULT_SQLITE_MAX_AGE, DEFAULT_SQLITE_MAX_BYTES,
+    ABANDONED, ActivityStoreError, DEFAULT_SQLITE_MAX_AGE, DEFAULT_SQLITE_MAX_BYTES,
     DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig, SqliteActivityStore, SqliteStats,
 };
 

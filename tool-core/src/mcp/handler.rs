@@ -13,9 +13,11 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 use crate::activity::Conversation;
 use crate::call::ToolCall;
+use crate::error::{ErrorKind, ToolError};
 use crate::events::{Event, EventData, EventObserver};
 use crate::provider::result::McpParts;
 use crate::render::ResourcesTracker;
@@ -24,6 +26,7 @@ use crate::spec::Mode;
 use crate::trace::TraceContext;
 
 use super::ask::{Asking, PeerApprover, RoundTripApprover, can_ask};
+use super::drain::Drain;
 use super::{MAX_PROGRESS_MESSAGE_CHARS, MAX_QUEUED_PROGRESS, ServeOptions};
 
 /// A boxed future: the call's future is boxed so that the one rmcp spawns per request
@@ -44,6 +47,8 @@ pub(crate) struct Shared {
     pub(crate) list_ttl_ms: u64,
     /// How calls that ask for approval ask the client's user (none: they do not).
     pub(crate) asking: Option<Arc<Asking>>,
+    /// The calls running, and whether the server is stopping.
+    pub(crate) drain: Arc<Drain>,
 }
 
 /// A runtime as MCP serves it: its tools exported once, and its sessions' set-up.
@@ -116,6 +121,7 @@ impl Shared {
             None
         };
         Ok(Shared {
+            drain: Drain::new(options.shutdown.clone()),
             anyone,
             principals,
             asking,
@@ -178,6 +184,28 @@ impl McpHandler {
             principal_sessions: std::sync::Mutex::default(),
             granted: Arc::default(),
             who,
+        }
+    }
+
+    /// Runs a call to its outcome; when the server begins to stop meanwhile, the call is
+    /// cancelled (its tool ends what it started) and, once it has ended, answered with
+    /// [`ToolError::server_stopping`].
+    async fn run_until_stopped(
+        mut outcome: BoxFuture<'_, CallOutcome>,
+        drain: &Drain,
+        cancel: &CancellationToken,
+    ) -> CallOutcome {
+        tokio::select! {
+            biased;
+            done = &mut outcome => done,
+            () = drain.stopping() => {
+                cancel.cancel();
+                let mut done = outcome.await;
+                if done.result.as_ref().is_err_and(|e| e.kind() == ErrorKind::Cancelled) {
+                    done.result = Err(ToolError::server_stopping());
+                }
+                done
+            }
         }
     }
 
@@ -387,17 +415,17 @@ impl ServerHandler for McpHandler {
         let principal = principal_of(&context);
         let (state, responses) = (request.request_state, request.input_responses);
         let arguments = Value::Object(request.arguments.unwrap_or_default());
-        let call = ToolCall::new(
-            request_id(&context.id),
-            request.name.into_owned(),
-            arguments,
-        );
+        let (call_id, tool) = (request_id(&context.id), request.name.into_owned());
+        let call = ToolCall::new(call_id.clone(), tool.clone(), arguments);
         // Chunk and progress events become progress notifications when the client asked
         // for them with a progress token.
         let progress = context.meta.get_progress_token();
         let session = self.session_for(principal.as_ref());
+        // Cancelled by the client, or by the server when it stops.
+        let cancel = context.ct.child_token();
+        let drain = self.shared.drain.clone();
         let mut options = CallOptions::new()
-            .cancel(context.ct.clone())
+            .cancel(cancel.clone())
             .conversation(self.conversation(&context, principal.as_ref()));
         // A call that asks for approval asks the client's user, where the client can.
         let mut round_trip = None;
@@ -441,7 +469,13 @@ impl ServerHandler for McpHandler {
             )),
         };
         async move {
-            let outcome = outcome.await;
+            let outcome = match drain.enter() {
+                None => {
+                    drop(outcome);
+                    CallOutcome::rejected(call_id, tool, ToolError::server_stopping())
+                }
+                Some(_running) => Self::run_until_stopped(outcome, &drain, &cancel).await,
+            };
             // The user has not answered yet: the call is answered with the question.
             if let Some(question) = round_trip.and_then(|a| a.take_pending()) {
                 return Ok(CallToolResponse::InputRequired(question));

@@ -15,7 +15,9 @@ use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
 
+use super::drain::{DRAIN_TIMEOUT, Drain};
 use super::handler::{McpHandler, Shared};
 use super::{IntoRuntime, ServeError, ServeOptions};
 use crate::http::activity::Activity;
@@ -33,7 +35,7 @@ pub const MCP_PATH: &str = "/mcp";
 pub fn service(runtime: impl IntoRuntime, options: &ServeOptions) -> Result<Router, ServeError> {
     let shared = Arc::new(Shared::new(runtime.into_runtime(), options)?);
     let mut config = StreamableHttpServerConfig::default()
-        .with_cancellation_token(options.shutdown.child_token());
+        .with_cancellation_token(after_drain(&shared.drain, &options.shutdown));
     if options.token.is_some() || !options.principals.is_empty() {
         // With a token the server may face other machines under names it cannot know;
         // the token, not the `Host` header, keeps strangers out. Without one, rmcp's
@@ -48,6 +50,24 @@ pub fn service(runtime: impl IntoRuntime, options: &ServeOptions) -> Result<Rout
     );
     let mcp = any_service(mcp).layer(middleware::from_fn_with_state(sessions, end_session));
     Ok(Router::new().route(MCP_PATH, mcp))
+}
+
+/// The token that stops rmcp's sessions and streams: cancelled once a stopping server's calls
+/// have answered (or after [`DRAIN_TIMEOUT`]), so that their answers are written first. Outside
+/// a tokio runtime, where nothing can wait, at once with `shutdown`.
+fn after_drain(drain: &Arc<Drain>, shutdown: &CancellationToken) -> CancellationToken {
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            let (token, drain) = (CancellationToken::new(), drain.clone());
+            let stop = token.clone();
+            handle.spawn(async move {
+                drain.drained(DRAIN_TIMEOUT).await;
+                stop.cancel();
+            });
+            token
+        }
+        Err(_) => shutdown.child_token(),
+    }
 }
 
 /// `DELETE /mcp` with an `Mcp-Session-Id`: 204 when it ended a live session, 404 when there
@@ -162,9 +182,10 @@ impl HttpServer {
             .map(|_| format!("http://{addr}/activity")))
     }
 
-    /// Serves until [`ServeOptions::shutdown`] is cancelled. On shutdown the activity
-    /// page's event streams are closed first, so the graceful shutdown does not wait on an
-    /// open browser tab.
+    /// Serves until [`ServeOptions::shutdown`] is cancelled, then stops gracefully: no new
+    /// connection is taken, the calls running are ended and answered, and the server returns
+    /// once the connections have closed. The activity page's event streams are closed first,
+    /// so the stop does not wait on an open browser tab.
     pub async fn run(self) -> Result<(), ServeError> {
         let mut router = self.router;
         if let Some(activity) = &self.activity {

@@ -97,6 +97,18 @@
 //!   puts the same checks in front of a host's other routes (the live activity page of
 //!   [`crate::http::activity`], say).
 //!
+//! # Stopping
+//!
+//! Cancelling [`ServeOptions::shutdown`] stops a server gracefully, on every transport: a
+//! call that comes in from then on is answered with
+//! [`ToolError::server_stopping`](crate::ToolError::server_stopping) (a `cancelled` error with
+//! `"retryable": true`); the calls running are cancelled, so their tools end what they started,
+//! and answered the same way once they have ended; then, once every call has answered or
+//! after [`DRAIN_TIMEOUT`], the stdio session ends, or the HTTP server closes its sessions and
+//! streams and returns when its connections have closed. A client never gets a bare `500` or
+//! a reset for a call the server ended. When a stdio client closes stdin, the calls it left
+//! are cancelled and end before [`serve_stdio`] returns.
+//!
 //! # Security of the HTTP transport
 //!
 //! The [`Guard`] of [`crate::http`] stands in front of every route:
@@ -132,6 +144,7 @@
 //! ```
 
 mod ask;
+mod drain;
 mod frames;
 mod handler;
 mod http;
@@ -145,6 +158,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 pub use ask::{APPROVAL_INPUT, APPROVAL_STATE_TTL, APPROVAL_TIMEOUT, MAX_USED_APPROVALS};
+pub use drain::DRAIN_TIMEOUT;
 pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
 pub use inflight::MAX_IN_FLIGHT_BYTES;
@@ -183,7 +197,12 @@ pub struct ServeOptions {
     pub principals: Vec<Principal>,
     /// HTTP: browser origins allowed besides the server's own (`https://app.example:443`).
     pub allowed_origins: Vec<String>,
-    /// Stops the server (HTTP) when cancelled.
+    /// Stops the server when cancelled, gracefully: calls are no longer taken (a new one is
+    /// answered with [`ToolError::server_stopping`](crate::ToolError::server_stopping)); the
+    /// running ones are cancelled (their tools end what they started) and answered the same
+    /// way once they have ended; once every call has answered, or after [`DRAIN_TIMEOUT`],
+    /// the transport closes (stdio) or the HTTP server stops accepting and closes its
+    /// sessions and streams.
     pub shutdown: CancellationToken,
     /// How long a client may treat `tools/list` and `server/discover` answers as fresh (their
     /// `ttlMs`, with `cacheScope: "public"`): the tool list is made once and is the same for
@@ -287,7 +306,7 @@ impl ServeOptions {
         self
     }
 
-    /// Stops the HTTP server when `token` is cancelled.
+    /// Stops the server gracefully when `token` is cancelled (see [`ServeOptions::shutdown`]).
     pub fn shutdown(mut self, token: CancellationToken) -> Self {
         self.shutdown = token;
         self
@@ -394,9 +413,18 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let shared = Arc::new(Shared::new(runtime.into_runtime(), &options)?);
+    let drain = shared.drain.clone();
     let handler = McpHandler::new(shared);
     let session = handler.session().clone();
-    let running = match rmcp::serve_server(handler, transport).await {
+    let running = tokio::select! {
+        started = rmcp::serve_server(handler, transport) => started,
+        // Stopped before the client began a session: nothing runs.
+        () = options.shutdown.cancelled() => {
+            session.cancel();
+            return Ok(());
+        }
+    };
+    let running = match running {
         Ok(running) => running,
         // The client left before a session began: after `server/discover` (all a 2026-07-28
         // client may need), or without a word. Nothing ran, so nothing failed.
@@ -406,8 +434,22 @@ where
         }
         Err(e) => return Err(ServeError::Initialize(e.to_string())),
     };
-    let ended = running.waiting().await;
+    // Until the client goes, or the server stops: its calls answered first (see
+    // [`ServeOptions::shutdown`]).
+    let stop = running.cancellation_token();
+    let waiting = running.waiting();
+    tokio::pin!(waiting);
+    let ended = tokio::select! {
+        ended = &mut waiting => ended,
+        _ = drain.drained(DRAIN_TIMEOUT) => {
+            stop.cancel();
+            waiting.await
+        }
+    };
+    // The client has gone (or the server stopped): what still runs is cancelled, and ends
+    // (its records closed, its programs' groups ended) before this returns.
     session.cancel();
+    drain.idle(DRAIN_TIMEOUT).await;
     ended
         .map(|_| ())
         .map_err(|e| ServeError::Io(std::io::Error::other(e)))

@@ -127,7 +127,7 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
     }
     let env = config.child_env();
     let sandbox = Sandbox::prepare(&config.sandbox, &ws, &cwd, Some(&line)).await?;
-    let child = sandbox
+    let launched = sandbox
         .launch(Program {
             path: program_path(&config.shell, &env),
             args: vec!["-c".to_owned(), request.command.clone()],
@@ -142,7 +142,7 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         max_line_chars: config.max_line_chars,
         capture_budget: config.max_output_chars,
     };
-    let finished = process::run(child, &bounds, ctx.cancellation(), |_, text| {
+    let finished = process::run(launched, &bounds, ctx.cancellation(), |_, text| {
         ctx.emit_chunk(text);
     })
     .await

@@ -15,7 +15,7 @@ use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::{Capture, LineSplitter};
-use crate::trust::sandbox::Group;
+use crate::trust::sandbox::{Group, Guarded, Launched};
 
 /// Bytes read from a pipe at once.
 const READ_BUF: usize = 16 * 1024;
@@ -118,18 +118,20 @@ impl Finished {
 
 /// Runs the command; `on_chunk` gets the lines of each read as they arrive.
 pub(crate) async fn run(
-    mut child: Child,
+    launched: Launched,
     spec: &Bounds,
     cancel: &CancellationToken,
     mut on_chunk: impl FnMut(Stream, &str),
 ) -> io::Result<Finished> {
     let started = Instant::now();
     // Taken at once, before any await: from here on a dropped run ends the group.
-    let group = Group::of(&child)
+    let group = Group::of(&launched.child)
         .ok_or_else(|| io::Error::other("the command started without a process id"))?;
+    let Launched { mut child, guarded } = launched;
     let mut guard = GroupGuard {
         group: Some(group),
         grace: spec.grace,
+        guarded: Some(guarded),
     };
     let mut io = Pipes {
         stdout: child.stdout.take(),
@@ -357,6 +359,8 @@ async fn cancelled(token: Option<&CancellationToken>) {
 struct GroupGuard {
     group: Option<Group>,
     grace: Duration,
+    /// The group's listing with the guardian, taken off once the group has ended.
+    guarded: Option<Guarded>,
 }
 
 impl GroupGuard {
@@ -374,9 +378,13 @@ impl Drop for GroupGuard {
             return;
         }
         let grace = self.grace;
+        // The guardian keeps the group listed until it has ended (should this thread not
+        // get to kill it, the process exiting meanwhile, the guardian will).
+        let guarded = self.guarded.take();
         let _ = std::thread::Builder::new()
             .name("bash-group-kill".into())
             .spawn(move || {
+                let _guarded = guarded;
                 let end = Instant::now() + grace;
                 while Instant::now() < end {
                     if !group.exists() {

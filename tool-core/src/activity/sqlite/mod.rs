@@ -1,7 +1,10 @@
 //! [`SqliteActivityStore`]: activity records in an SQLite file (feature `sqlite`).
 
+mod owner;
 mod rows;
 mod writer;
+
+pub use owner::ABANDONED;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -271,6 +274,8 @@ struct Shared {
     reader: Arc<Mutex<Connection>>,
     counters: Arc<Counters>,
     writer: Option<std::thread::JoinHandle<()>>,
+    /// Records of dead processes closed when the store was opened.
+    abandoned: u64,
 }
 
 impl Drop for Shared {
@@ -368,6 +373,15 @@ impl SqliteActivityStore {
                 rusqlite::TransactionBehavior::Immediate,
             )?;
             tx.execute_batch(rows::SCHEMA)?;
+            // A version 1 file: its table has no `process` column yet.
+            let has_process: bool = tx.query_row(
+                "SELECT COUNT(*) > 0 FROM pragma_table_info('activity') WHERE name = 'process'",
+                [],
+                |r| r.get(0),
+            )?;
+            if !has_process {
+                tx.execute_batch("ALTER TABLE activity ADD COLUMN process TEXT")?;
+            }
             tx.pragma_update(None, "user_version", rows::SCHEMA_VERSION)?;
             rows::next_change(&tx)?;
             tx.commit()
@@ -381,6 +395,9 @@ impl SqliteActivityStore {
             }
             Err(e) => return Err(err(e)),
         }
+        // The calls a process that died left open are closed now: nobody else will.
+        let abandoned = owner::close_abandoned(&conn, rows::next_change, crate::events::now_ms())
+            .map_err(err)?;
         let reader = connect(&path)?;
         let counters = Arc::new(Counters::default());
         let (tx, rx) = std::sync::mpsc::sync_channel(config.queue);
@@ -399,6 +416,7 @@ impl SqliteActivityStore {
                 reader: Arc::new(Mutex::new(reader)),
                 counters,
                 writer: Some(handle),
+                abandoned,
             }),
         })
     }
@@ -406,6 +424,13 @@ impl SqliteActivityStore {
     /// The file.
     pub fn path(&self) -> &Path {
         &self.shared.path
+    }
+
+    /// How many records left `in_progress` by processes that have died (killed outright,
+    /// crashed) were closed as `failure` with [`ABANDONED`] when the store was opened. A
+    /// record of a process that still runs is left to it.
+    pub fn closed_abandoned(&self) -> u64 {
+        self.shared.abandoned
     }
 
     /// What the store has written, dropped and evicted.

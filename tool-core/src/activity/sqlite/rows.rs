@@ -7,12 +7,13 @@ use serde_json::{Map, Value};
 
 use crate::activity::{ActivityRecord, ActivityStatus, Conversation};
 
-/// The schema version this build writes and understands (`PRAGMA user_version`).
-pub(super) const SCHEMA_VERSION: i64 = 1;
+/// The schema version this build writes and understands (`PRAGMA user_version`); version 1
+/// files are upgraded when opened (the `process` column added).
+pub(super) const SCHEMA_VERSION: i64 = 2;
 
 /// `seq` orders records as they began across every process sharing the file; `changed` is
 /// the number of the write that last touched a row (from `counter`), which a follower reads
-/// on from.
+/// on from; `process` names the process that records the call (see `owner`; version 2).
 pub(super) const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS activity (
     seq             INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -31,9 +32,11 @@ CREATE TABLE IF NOT EXISTS activity (
     conversation    TEXT,
     conversation_key TEXT,
     principal       TEXT,
-    changed         INTEGER NOT NULL
+    changed         INTEGER NOT NULL,
+    process         TEXT
 );
 CREATE INDEX IF NOT EXISTS activity_started ON activity (started_at_ms);
+CREATE INDEX IF NOT EXISTS activity_open ON activity (status) WHERE status = 'in_progress';
 CREATE INDEX IF NOT EXISTS activity_changed ON activity (changed);
 CREATE TABLE IF NOT EXISTS counter (
     id    INTEGER PRIMARY KEY CHECK (id = 1),
@@ -121,8 +124,8 @@ pub(super) fn save(
     conn.prepare_cached(
         "INSERT INTO activity (id, name, status, input, data, display_message, error, \
          status_line, preview, user_facing, started_at_ms, finished_at_ms, conversation, \
-         conversation_key, principal, changed) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16) \
+         conversation_key, principal, changed, process) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17) \
          ON CONFLICT (id) DO UPDATE SET name = excluded.name, status = excluded.status, \
          input = excluded.input, data = excluded.data, \
          display_message = excluded.display_message, error = excluded.error, \
@@ -130,7 +133,7 @@ pub(super) fn save(
          user_facing = excluded.user_facing, started_at_ms = excluded.started_at_ms, \
          finished_at_ms = excluded.finished_at_ms, conversation = excluded.conversation, \
          conversation_key = excluded.conversation_key, principal = excluded.principal, \
-         changed = excluded.changed",
+         changed = excluded.changed, process = excluded.process",
     )?
     .execute(params![
         record.id,
@@ -149,6 +152,7 @@ pub(super) fn save(
         key,
         principal,
         changed as i64,
+        super::owner::this_process(),
     ])?;
     Ok(())
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tokio::process::Child;
 use tool_core::ToolError;
 
+use super::guardian::{self, Guarded};
 use super::launch::{self, NotConfined};
 use super::{CallDir, HELPER_ARG0, HELPER_FAILED, HELPER_FAILED_PREFIX, Plan, SandboxConfig};
 use crate::trust::command::CommandLine;
@@ -50,6 +51,15 @@ pub(crate) struct Program {
 pub(crate) struct Sandbox {
     /// `None` when the sandbox is off.
     confined: Option<Confined>,
+    /// [`SandboxConfig::helper`], which also serves as the guardian.
+    helper: Option<PathBuf>,
+}
+
+/// A started program: the child, and its group listed with the guardian until the group has
+/// ended (drop [`Launched::guarded`] then, not before).
+pub(crate) struct Launched {
+    pub(crate) child: Child,
+    pub(crate) guarded: Guarded,
 }
 
 /// A sandboxed call's set-up: how the program is confined, the call's private directory
@@ -91,8 +101,12 @@ impl Sandbox {
         cwd: &Path,
         line: Option<&CommandLine>,
     ) -> Result<Sandbox, ToolError> {
+        let helper = config.helper.clone();
         if !config.runs_sandboxed() {
-            return Ok(Sandbox { confined: None });
+            return Ok(Sandbox {
+                confined: None,
+                helper,
+            });
         }
         let config = config.clone();
         let network = match line {
@@ -113,18 +127,19 @@ impl Sandbox {
             .map_err(|e| ToolError::system(format!("the sandbox's set-up failed: {e}")))??;
         Ok(Sandbox {
             confined: Some(confined),
+            helper,
         })
     }
 
     /// Starts `program`, confined as prepared, in a process group of its own (its pid is the
     /// group's id), with stdout and stderr piped and nothing else of this process's
-    /// environment.
+    /// environment; its group is listed with the guardian (see [`Launched`]).
     ///
     /// # Errors
     ///
     /// A `security_error` when the confinement could not be applied (the program did not
     /// run), a `system_error` when it could not be started.
-    pub(crate) async fn launch(&self, program: Program) -> Result<Child, ToolError> {
+    pub(crate) async fn launch(&self, program: Program) -> Result<Launched, ToolError> {
         let Program {
             path,
             args,
@@ -171,14 +186,20 @@ impl Sandbox {
                 }
             }
         };
-        launch::spawn(command, confine).await.map_err(|e| {
+        let child = launch::spawn(command, confine).await.map_err(|e| {
             if let Some(NotConfined(why)) = e.get_ref().and_then(|e| e.downcast_ref()) {
                 return not_confined(why);
             }
             ToolError::system(format!("could not start `{shown}`: {e}")).with_suggestion(
                 "The host could not start the program; this is not a problem of the call.",
             )
-        })
+        })?;
+        let group = child.id().and_then(|id| i32::try_from(id).ok());
+        let guarded = match group {
+            Some(group) => guardian::guard(group, self.helper.as_deref()),
+            None => Guarded::none(),
+        };
+        Ok(Launched { child, guarded })
     }
 
     /// Ends the call's sandbox once the program has ended, given its exit code and what it

@@ -88,6 +88,16 @@
 //! // ... build the runtime and serve as usual.
 //! ```
 //!
+//! # No program outlives the server
+//!
+//! Every program a standard tool starts (sandboxed or not, through the sandbox's one entry)
+//! leads a process group that its tool ends with the call. A server that dies outright (`SIGKILL`, a crash, the OOM
+//! killer) cannot; for that case the first program started makes the server start a
+//! *guardian*, the helper program in another role ([`GUARDIAN_ARG0`]), which holds the list of
+//! live groups and kills them when the server is gone (see the guardian's module for why a
+//! process and not the parent-death signal). [`guardian_error`] says when it could not be
+//! started.
+//!
 //! # Fail closed
 //!
 //! Where the kernel lacks Landlock (ABI 3 or later: before it, truncation was not governed) or
@@ -163,6 +173,7 @@
 
 mod apply;
 mod entry;
+mod guardian;
 mod launch;
 mod plan;
 mod probe;
@@ -174,7 +185,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use apply::fits_a_thread;
-pub(crate) use entry::{Program, Sandbox};
+pub(crate) use entry::{Launched, Program, Sandbox};
+pub(crate) use guardian::Guarded;
+pub use guardian::{GUARDIAN_ARG0, guardian_error, guardian_pid};
 pub(crate) use launch::{Group, program_path};
 use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
 pub use probe::SandboxStatus;
@@ -368,30 +381,7 @@ impl SandboxConfig {
     /// in the directory above it (where cargo puts a package's programs beside its test
     /// binaries in `deps/`).
     pub fn helper_program(&self) -> Result<PathBuf, String> {
-        if let Some(helper) = &self.helper {
-            return Ok(helper.clone());
-        }
-        let exe =
-            std::env::current_exe().map_err(|e| format!("cannot find this program's path: {e}"))?;
-        if DISPATCHED.load(Ordering::Relaxed) {
-            return Ok(exe);
-        }
-        let beside = exe.parent().map(|d| d.join(HELPER_PROGRAM));
-        let above = exe
-            .parent()
-            .and_then(Path::parent)
-            .map(|d| d.join(HELPER_PROGRAM));
-        [beside, above]
-            .into_iter()
-            .flatten()
-            .find(|p| p.is_file())
-            .ok_or_else(|| {
-                "this program never called tool_std::trust::sandbox::dispatch(), so it cannot \
-                 serve as the bash sandbox's helper, and no toolsmith-sandbox-helper program is \
-                 beside it; call dispatch() at the top of main, or set \
-                 ShellConfig.sandbox.helper to a program that does"
-                    .to_owned()
-            })
+        helper_program_for(self.helper.as_deref())
     }
 
     /// Whether the sandbox works here, found by running the helper once (the answer is kept
@@ -420,6 +410,34 @@ impl SandboxConfig {
     }
 }
 
+/// The helper program: `helper` when given, else as [`SandboxConfig::helper_program`] finds it.
+fn helper_program_for(helper: Option<&Path>) -> Result<PathBuf, String> {
+    if let Some(helper) = helper {
+        return Ok(helper.to_path_buf());
+    }
+    let exe =
+        std::env::current_exe().map_err(|e| format!("cannot find this program's path: {e}"))?;
+    if DISPATCHED.load(Ordering::Relaxed) {
+        return Ok(exe);
+    }
+    let beside = exe.parent().map(|d| d.join(HELPER_PROGRAM));
+    let above = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join(HELPER_PROGRAM));
+    [beside, above]
+        .into_iter()
+        .flatten()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            "this program never called tool_std::trust::sandbox::dispatch(), so it cannot \
+             serve as the sandbox's helper, and no toolsmith-sandbox-helper program is \
+             beside it; call dispatch() at the top of main, or set \
+             ShellConfig.sandbox.helper to a program that does"
+                .to_owned()
+        })
+}
+
 /// Checks one entry of [`SandboxConfig::network_hosts`]: a name (`crates.io`), `*.` and a
 /// domain (`*.github.com`), an address (`127.0.0.1`, `[::1]`), each optionally with
 /// `:port`. The error says what is wrong and what to write.
@@ -433,15 +451,17 @@ static DISPATCHED: AtomicBool = AtomicBool::new(false);
 /// runtime starts.
 ///
 /// In a process started as the helper (`argv[0]` is [`HELPER_ARG0`]) it restricts the process
-/// as its arguments say and `exec`s the shell; it never returns. In any other process it
-/// returns at once, and records that this executable can serve as the helper, so that
-/// [`SandboxConfig::helper`] may stay `None`.
+/// as its arguments say and `exec`s the shell; started as the guardian ([`GUARDIAN_ARG0`]) it
+/// watches the server's programs until the server ends; either way it never returns. In any
+/// other process it returns at once, and records that this executable can serve as the
+/// helper and the guardian, so that [`SandboxConfig::helper`] may stay `None`.
 pub fn dispatch() {
-    let is_helper = std::env::args_os()
-        .next()
-        .is_some_and(|arg0| arg0 == HELPER_ARG0);
-    if is_helper {
+    let arg0 = std::env::args_os().next();
+    if arg0.as_deref().is_some_and(|a| a == HELPER_ARG0) {
         apply::helper_main();
+    }
+    if arg0.as_deref().is_some_and(|a| a == GUARDIAN_ARG0) {
+        guardian::guardian_main();
     }
     DISPATCHED.store(true, Ordering::Relaxed);
 }

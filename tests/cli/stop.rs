@@ -1,0 +1,266 @@
+//! Stopping well, with real signals on a real `toolsmith serve`: on `SIGTERM` a call in
+//! progress is ended and answered ("the server is stopping; call again"), its record closed as
+//! `failure`, no process of its command left, and the server exits 0 within its bound (over
+//! streamable HTTP under 2025-11-25 and 2026-07-28, and over stdio). Killed with `SIGKILL`,
+//! its command's processes end all the same (the guardian), and the next server started on
+//! the same store closes the record it left open. Loopback only.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::support::cli::{code, toolsmith_in};
+use crate::support::http::*;
+use crate::support::mcp::ServeProcess;
+use crate::support::stdio::{StdioServe, Version, text_of};
+use crate::support::{processes_gone, signal};
+
+/// A command that writes its shell's pid and its child's, then waits far longer than the
+/// tests do.
+const SLOW: &str = "echo $$ > shell.pid; sleep 45 & echo $! > child.pid; wait";
+
+/// How long a stopping server may take (the command line's bound is 10 s).
+const STOP_BOUND: Duration = Duration::from_secs(10);
+
+/// The pids the command of [`SLOW`] wrote under `dir`, once both are there.
+fn pids(dir: &Path) -> Vec<u32> {
+    let until = Instant::now() + Duration::from_secs(20);
+    loop {
+        let read = |name: &str| -> Option<u32> {
+            std::fs::read_to_string(dir.join(name))
+                .ok()?
+                .trim()
+                .parse()
+                .ok()
+        };
+        if let (Some(shell), Some(child)) = (read("shell.pid"), read("child.pid")) {
+            return vec![shell, child];
+        }
+        assert!(Instant::now() < until, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The records `toolsmith activity --json` shows for the root `dir`, newest first.
+fn records(dir: &Path) -> Vec<Value> {
+    let root = dir.to_str().expect("utf-8");
+    let out = toolsmith_in(
+        dir,
+        &["--root", root, "activity", "--json", "--limit", "500"],
+    );
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// The one record of the `bash` call of [`SLOW`].
+fn slow_record(dir: &Path) -> Value {
+    let all = records(dir);
+    let found: Vec<&Value> = all
+        .iter()
+        .filter(|r| r["name"] == "bash" && r["input"]["command"] == SLOW)
+        .collect();
+    assert_eq!(found.len(), 1, "{all:#?}");
+    found[0].clone()
+}
+
+/// Waits up to `limit` for `child` to exit; its status.
+fn wait_exit(child: &mut std::process::Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let until = Instant::now() + limit;
+    loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        if Instant::now() > until {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Checks a `tools/call` answer says the server stopped and the call may be made again.
+fn says_stopping(answer: &Value) {
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains("the server is stopping"), "{answer}");
+    assert!(text.contains("\"retryable\":true"), "{answer}");
+}
+
+/// `serve --http`, a slow `bash` call made with `version`'s request, then the signal `name`.
+fn a_signal_ends_an_http_call(version: &str, name: &str) {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut server = ServeProcess::http(dir.path(), &["--approve"]);
+    let addr = addr_of(&server);
+    let call = |meta: Option<Value>| {
+        let mut params = json!({"name": "bash", "arguments": {"command": SLOW, "timeout": 60}});
+        if let Some(meta) = meta {
+            params["_meta"] = meta;
+        }
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": params}).to_string()
+    };
+    let connection = if version == "2026-07-28" {
+        let mut headers = mcp_headers(version, None);
+        headers.extend([("Mcp-Method", "tools/call"), ("Mcp-Name", "bash")]);
+        send(
+            &addr,
+            "POST",
+            "/mcp",
+            &headers,
+            &call(Some(meta_2026("stop"))),
+        )
+    } else {
+        let session = initialize(&addr, "stop", version);
+        send(
+            &addr,
+            "POST",
+            "/mcp",
+            &mcp_headers(version, Some(&session)),
+            &call(None),
+        )
+    };
+    let command = pids(dir.path());
+
+    let stopped = Instant::now();
+    signal(server.child.id(), name);
+    let answer = Http::read(connection);
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let answer: Value = serde_json::from_str(message(&answer.body)).expect("JSON-RPC");
+    assert_eq!(answer["id"], 7, "{answer}");
+    says_stopping(&answer);
+    let status = wait_exit(&mut server.child, STOP_BOUND).expect("exited within the bound");
+    assert!(
+        status.success(),
+        "{status:?}: {}",
+        server.stderr.lock().expect("stderr")
+    );
+    assert!(stopped.elapsed() < STOP_BOUND);
+    assert!(
+        processes_gone(&command, Duration::from_secs(2)),
+        "no process of the command is left"
+    );
+    let record = slow_record(dir.path());
+    assert_eq!(record["status"], "failure", "{record:#}");
+    assert!(
+        record["error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{record:#}"
+    );
+}
+
+#[test]
+fn sigterm_answers_a_running_http_call_under_2026_07_28_and_exits_0() {
+    a_signal_ends_an_http_call("2026-07-28", "TERM");
+}
+
+#[test]
+fn sigterm_answers_a_running_http_call_under_2025_11_25_and_exits_0() {
+    a_signal_ends_an_http_call("2025-11-25", "TERM");
+}
+
+// Ctrl-C in a terminal: the same stop, and an answer the client can read (it was a bare
+// `500 Internal Server Error`).
+#[test]
+fn sigint_answers_a_running_http_call_as_sigterm_does() {
+    a_signal_ends_an_http_call("2026-07-28", "INT");
+}
+
+/// `serve` on stdio with `--approve`, a slow `bash` call sent with `version`'s request.
+fn stdio_with_a_slow_call(dir: &Path, version: Version) -> StdioServe {
+    let root = dir.to_str().expect("utf-8");
+    let mut server = StdioServe::start_serving(dir, &["--root", root], &["--approve"]);
+    let mut frames = version.prelude();
+    frames.push(
+        version
+            .request(
+                &json!(7),
+                "tools/call",
+                json!({"name": "bash", "arguments": {"command": SLOW, "timeout": 60}}),
+            )
+            .to_string()
+            .into_bytes(),
+    );
+    server.send(frames);
+    server
+}
+
+#[test]
+fn sigterm_answers_a_running_stdio_call_and_exits_0() {
+    for version in [Version::V2025, Version::V2026] {
+        let dir = tempfile::tempdir().expect("dir");
+        let mut server = stdio_with_a_slow_call(dir.path(), version);
+        let command = pids(dir.path());
+        let stopped = Instant::now();
+        server.signal("TERM");
+        let want = version.prelude_answers() + 1;
+        assert!(
+            server.read_until(want, STOP_BOUND),
+            "{version:?}: the call is answered; stderr: {}",
+            server.stderr()
+        );
+        let answer = server.answers_to(&json!(7))[0].clone();
+        says_stopping(&answer);
+        assert!(text_of(&answer).contains("call again"), "{answer}");
+        let status = server
+            .wait_exit(STOP_BOUND)
+            .expect("exited within the bound");
+        assert!(
+            status.success(),
+            "{version:?} {status:?}: {}",
+            server.stderr()
+        );
+        assert!(stopped.elapsed() < STOP_BOUND);
+        assert!(
+            server
+                .stderr()
+                .contains("stopping: ending the calls in progress"),
+            "{}",
+            server.stderr()
+        );
+        assert!(
+            processes_gone(&command, Duration::from_secs(2)),
+            "{version:?}"
+        );
+        let record = slow_record(dir.path());
+        assert_eq!(record["status"], "failure", "{version:?} {record:#}");
+    }
+}
+
+#[test]
+fn sigkill_leaves_no_process_and_the_next_start_closes_the_record() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut server = stdio_with_a_slow_call(dir.path(), Version::V2026);
+    let command = pids(dir.path());
+    server.signal("KILL");
+    assert!(server.wait_exit(Duration::from_secs(5)).is_some(), "killed");
+    assert!(
+        processes_gone(&command, Duration::from_secs(2)),
+        "the guardian ends the command's processes within 2 s"
+    );
+
+    // The next server on the same store closes the record the killed one left open; a
+    // server still running (here: the next one's own calls) keeps its records.
+    let root = dir.path().to_str().expect("utf-8");
+    let next = StdioServe::start(dir.path(), &["--root", root]);
+    let until = Instant::now() + Duration::from_secs(20);
+    while !next.stderr().contains("serving MCP on stdio") {
+        assert!(Instant::now() < until, "{}", next.stderr());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        next.stderr()
+            .contains("closed 1 activity record(s) a stopped server left in progress"),
+        "{}",
+        next.stderr()
+    );
+    assert!(next.close(Duration::from_secs(10)));
+    let record = slow_record(dir.path());
+    assert_eq!(record["status"], "failure", "{record:#}");
+    assert_eq!(
+        record["error"], "the server running this call stopped before it finished",
+        "{record:#}"
+    );
+}
