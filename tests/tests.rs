@@ -23,6 +23,7 @@ mod cli {
     mod config;
     mod examples;
     mod sandbox;
+    mod seeds;
     mod shell;
     mod stop;
     mod terminal;

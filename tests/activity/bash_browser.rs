@@ -136,6 +136,36 @@ async fn the_page_shows_a_bash_call_streaming_through_toolsmith_serve() {
     );
     assert_eq!(cdp.eval("typeof window.__pwned").await, "undefined");
 
+    // A command that fails: its cell shows the exit code and the end of stderr as its error,
+    // and keeps its output.
+    let (failed_bash, is_error) = call(
+        &peer,
+        "bash",
+        json!({"command": "echo kept; echo oops >&2; exit 3"}),
+    )
+    .await;
+    assert!(is_error, "{failed_bash}");
+    let cells = cdp
+        .wait_cells("the failed command's end", |c| {
+            c.iter()
+                .any(|s| s["tool"] == "bash" && s["status"] == "failure")
+        })
+        .await;
+    let failed_cell = cells
+        .iter()
+        .find(|s| s["tool"] == "bash" && s["status"] == "failure")
+        .expect("the failed bash cell");
+    let shown = failed_cell["error"].as_str().unwrap_or("");
+    assert!(shown.starts_with("Exit code 3"), "{failed_cell}");
+    assert!(shown.contains("oops"), "{failed_cell}");
+    assert!(
+        failed_cell["result"]
+            .as_str()
+            .unwrap_or("")
+            .contains("kept"),
+        "{failed_cell}"
+    );
+
     cdp.eval(
         "document.querySelectorAll('.cell[data-status=failure] .result').forEach(d => \
          d.querySelector('summary').click())",

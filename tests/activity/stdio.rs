@@ -450,3 +450,35 @@ fn http_conversations_under_2025_11_25_and_2026_07_28() {
     assert_eq!(last["session_id"], session.as_str());
     assert_eq!(last["transport"], "http");
 }
+
+// Seed 002: a call that fails carries `error`: a command exiting 3 is recorded `failure` with
+// its exit code and the end of its stderr, in the store and in `toolsmith activity`.
+#[test]
+fn a_failed_command_is_recorded_with_its_exit_code_and_stderr() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = StdioServe::start_serving(dir.path(), &["--root", root], &["--approve"]);
+    let v = Version::V2026;
+    let command = "echo fine; for i in 1 2 3 4 5 6 7; do echo line $i >&2; done; exit 3";
+    let answer = server.ask(call(v, 1, "bash", json!({"command": command}), None));
+    assert_eq!(answer["result"]["isError"], true, "{answer}");
+    assert!(server.close(Duration::from_secs(10)));
+    let out = toolsmith_in(dir.path(), &["--root", root, "activity", "--json"]);
+    assert_eq!(code(&out), 0, "{}", String::from_utf8_lossy(&out.stderr));
+    let record: Value = serde_json::from_str(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .expect("a record"),
+    )
+    .expect("JSON");
+    assert_eq!(record["status"], "failure", "{record:#}");
+    let error = record["error"].as_str().expect("an error");
+    assert!(error.starts_with("Exit code 3"), "{error}");
+    // The last five lines of stderr, not the first ones.
+    assert!(
+        error.ends_with("line 3\nline 4\nline 5\nline 6\nline 7"),
+        "{error}"
+    );
+    assert!(!error.contains("line 2"), "{error}");
+}

@@ -264,3 +264,110 @@ fn sigkill_leaves_no_process_and_the_next_start_closes_the_record() {
         "{record:#}"
     );
 }
+
+// A call waiting for the user's answer (MCP elicitation) when the server stops: the question is
+// withdrawn, the call answered as stopped, and the stop keeps its bound.
+#[test]
+fn sigterm_ends_a_call_waiting_for_the_users_answer() {
+    let dir = tempfile::tempdir().expect("dir");
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = StdioServe::start_serving(dir.path(), &["--root", root], &[]);
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {"elicitation": {"form": {}}},
+        "clientInfo": {"name": "stop-test", "version": "1"},
+    }});
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "bash", "arguments": {"command": "touch ran.txt"},
+    }});
+    server.send(
+        [init, initialized, call]
+            .iter()
+            .map(|f| f.to_string().into_bytes())
+            .collect(),
+    );
+    // The answer to `initialize`, then the server's question to the user.
+    assert!(
+        server.read_until(2, Duration::from_secs(20)),
+        "{}",
+        server.stderr()
+    );
+    let asked = server
+        .lines
+        .iter()
+        .any(|l| l.contains("elicitation/create"));
+    assert!(asked, "{:?}", server.lines);
+
+    let stopped = Instant::now();
+    server.signal("TERM");
+    let until = Instant::now() + STOP_BOUND;
+    while server.answers_to(&json!(7)).is_empty() {
+        let left = until.saturating_duration_since(Instant::now());
+        assert!(
+            server.read_until(server.answered() + 1, left),
+            "the call is answered; got {:?}; stderr: {}",
+            server.lines,
+            server.stderr()
+        );
+    }
+    says_stopping(&server.answers_to(&json!(7))[0].clone());
+    let status = server
+        .wait_exit(STOP_BOUND)
+        .expect("exited within the bound");
+    assert!(status.success(), "{status:?}: {}", server.stderr());
+    assert!(
+        stopped.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        stopped.elapsed()
+    );
+    assert!(!dir.path().join("ran.txt").exists(), "nothing ran");
+}
+
+/// The pid of the guardian process `server` started (its child named `toolsmith-guardian`).
+fn guardian_of(server: u32) -> Option<u32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let parent: u32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            (parent == server && cmdline.starts_with(b"toolsmith-guardian\0")).then_some(pid)
+        })
+}
+
+// A command can kill the guardian: the server starts another, with the whole list, so a
+// command started before still ends when the server is killed.
+#[test]
+fn a_killed_guardian_is_replaced_with_the_whole_list() {
+    let dir = tempfile::tempdir().expect("dir");
+    let mut server = stdio_with_a_slow_call(dir.path(), Version::V2026);
+    let command = pids(dir.path());
+    let first = guardian_of(server.pid()).expect("a guardian beside the server");
+    signal(first, "KILL");
+    let until = Instant::now() + Duration::from_secs(5);
+    let second = loop {
+        match guardian_of(server.pid()) {
+            Some(g) if g != first => break g,
+            _ => {
+                assert!(Instant::now() < until, "no new guardian");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    };
+    assert_ne!(second, first);
+    server.signal("KILL");
+    assert!(server.wait_exit(Duration::from_secs(5)).is_some(), "killed");
+    assert!(
+        processes_gone(&command, Duration::from_secs(2)),
+        "the new guardian ends the command started before it"
+    );
+}

@@ -462,6 +462,14 @@ pub enum RegistryError {
         /// The rule it breaks.
         error: SpecError,
     },
+    /// A description was given for a tool the registry does not hold
+    /// ([`RegistryBuilder::describe`](crate::RegistryBuilder::describe)).
+    NotFound {
+        /// The name given.
+        name: String,
+        /// The tools there are.
+        tools: Vec<String>,
+    },
     /// A tool's input schema could not be compiled for validation.
     Schema {
         /// The tool.
@@ -492,6 +500,11 @@ impl fmt::Display for RegistryError {
                     "tool `{tool}`: its input schema does not compile: {message}"
                 )
             }
+            RegistryError::NotFound { name, tools } => write!(
+                f,
+                "a description was given for `{name}`, which is no tool here; tools: {}",
+                tools.join(", ")
+            ),
         }
     }
 }

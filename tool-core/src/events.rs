@@ -2,6 +2,11 @@
 //! of `TOOL_OUTPUT_CHUNK`, `PROGRESS` and `ACTIVITY_UPDATE` events, then `TOOL_CALL_END` or
 //! `ERROR`. Each event names the [`Conversation`] its call belongs to.
 //!
+//! **Names on the wire.** Event types are written upper-case (`TOOL_CALL_START`), as the
+//! AG-UI protocol writes its event types and as the activity page and the records read them;
+//! seed 004 writes the same names lower-case (`tool_call_start`). They are the same events:
+//! [`EventKind::seed_name`] gives seed 004's spelling, and [`EventKind`] reads either.
+//!
 //! Subscribers receive events through their own bounded queue. Emitting never waits: when a
 //! subscriber's queue is full the event is dropped for that subscriber and counted
 //! ([`Subscription::dropped`]), so a slow subscriber cannot block tool execution.
@@ -21,7 +26,8 @@ pub const DEFAULT_SUBSCRIPTION_CAPACITY: usize = 4096;
 /// The most subscribers one stream accepts.
 pub const MAX_SUBSCRIBERS: usize = 1024;
 
-/// The type of an event.
+/// The type of an event: written upper-case (`TOOL_CALL_START`), read in either case (seed
+/// 004's `tool_call_start` too).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]
@@ -29,20 +35,49 @@ pub enum EventKind {
     /// A call was taken up: its activity record exists, `in_progress`. Every call gets one,
     /// followed by exactly one `TOOL_CALL_END` or `ERROR`; a call refused before its tool
     /// runs (unknown tool, permission, validation, approval) gets `ERROR` right after.
+    #[serde(alias = "tool_call_start")]
     ToolCallStart,
     /// A piece of streamed output (a command's stdout, say).
+    #[serde(alias = "tool_output_chunk")]
     ToolOutputChunk,
     /// A progress message (the activity's `display_message`).
+    #[serde(alias = "progress")]
     Progress,
     /// The tool changed its activity's `data` (fields set or deleted) or cleared its
     /// display message while it runs ([`ToolContext::update_data`](crate::ToolContext::update_data),
     /// [`delete_data`](crate::ToolContext::delete_data),
     /// [`clear_display_message`](crate::ToolContext::clear_display_message)).
+    #[serde(alias = "activity_update")]
     ActivityUpdate,
     /// A call finished with a result.
+    #[serde(alias = "tool_call_end")]
     ToolCallEnd,
     /// A call finished with an error.
+    #[serde(alias = "error")]
     Error,
+}
+
+impl EventKind {
+    /// The name seed 004 gives this event: lower-case (`tool_call_start`), where the wire
+    /// name is upper-case (`TOOL_CALL_START`).
+    ///
+    /// ```
+    /// use tool_core::EventKind;
+    /// assert_eq!(EventKind::ToolCallStart.seed_name(), "tool_call_start");
+    /// let read: EventKind = serde_json::from_str("\"tool_call_end\"").unwrap();
+    /// assert_eq!(read, EventKind::ToolCallEnd);
+    /// assert_eq!(serde_json::to_string(&read).unwrap(), "\"TOOL_CALL_END\"");
+    /// ```
+    pub fn seed_name(self) -> &'static str {
+        match self {
+            EventKind::ToolCallStart => "tool_call_start",
+            EventKind::ToolOutputChunk => "tool_output_chunk",
+            EventKind::Progress => "progress",
+            EventKind::ActivityUpdate => "activity_update",
+            EventKind::ToolCallEnd => "tool_call_end",
+            EventKind::Error => "error",
+        }
+    }
 }
 
 /// What an event carries.
@@ -89,6 +124,10 @@ pub enum EventData {
         /// A short preview of the result ([`result_preview`](crate::activity::result_preview)).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         preview: Option<String>,
+        /// For an output that reports a failure, what went wrong
+        /// ([`ToolOutput::failure`](crate::ToolOutput::failure)): the record's `error`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
     },
     /// The error, in its JSON form.
     Error {

@@ -50,6 +50,7 @@ trait Erased: Send + Sync + 'static {
     fn status(&self) -> Option<String>;
     fn render(&self, tracker: &mut ResourcesTracker) -> Option<String>;
     fn is_success(&self) -> bool;
+    fn failure(&self) -> Option<String>;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -75,6 +76,9 @@ impl<T: Serialize + Render + Send + Sync + 'static> Erased for T {
     }
     fn is_success(&self) -> bool {
         Render::is_success(self)
+    }
+    fn failure(&self) -> Option<String> {
+        Render::failure(self)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -145,6 +149,22 @@ impl ToolOutput {
     /// Whether the output reports success ([`Render::is_success`]).
     pub fn is_success(&self) -> bool {
         self.0.output.is_success()
+    }
+
+    /// What went wrong, for an output that reports a failure: [`Render::failure`], else its
+    /// status line, else `"the tool reported a failure"`; `None` for a success. The activity
+    /// record's `error`.
+    pub fn failure(&self) -> Option<String> {
+        if self.is_success() {
+            return None;
+        }
+        Some(
+            self.0
+                .output
+                .failure()
+                .or_else(|| self.status())
+                .unwrap_or_else(|| "the tool reported a failure".to_owned()),
+        )
     }
 
     /// The tool's own value, if it is a `T`.

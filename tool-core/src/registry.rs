@@ -145,6 +145,8 @@ impl ToolFilter {
 pub struct RegistryBuilder {
     tools: Vec<(Arc<dyn DynTool>, String)>,
     inventory: bool,
+    /// Descriptions that replace tools' own, by name or alias.
+    descriptions: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for RegistryBuilder {
@@ -178,6 +180,39 @@ impl RegistryBuilder {
         self
     }
 
+    /// Replaces the description of the tool named `tool` (or one of its aliases) with
+    /// `description`: for a description that states what the host configured (a limit, a
+    /// window), so that the model reads the limits the server enforces. Building fails when
+    /// no tool has that name.
+    ///
+    /// ```
+    /// # use tool_core::{Registry, Tool, ToolContext, ToolError, ToolSpec};
+    /// # use serde_json::Value;
+    /// # struct Ping;
+    /// # impl Tool for Ping {
+    /// #     type Input = Value;
+    /// #     type Output = Value;
+    /// #     fn spec(&self) -> ToolSpec { ToolSpec::new("ping", "Ping once.") }
+    /// #     async fn call(&self, _: &ToolContext, _: Value) -> Result<Value, ToolError> {
+    /// #         Ok(Value::Null)
+    /// #     }
+    /// # }
+    /// let registry = Registry::builder()
+    ///     .register(Ping)
+    ///     .describe("ping", "Ping once; at most 5 pings a minute on this server.")
+    ///     .build()?;
+    /// assert_eq!(
+    ///     registry.get("ping").unwrap().spec().description,
+    ///     "Ping once; at most 5 pings a minute on this server."
+    /// );
+    /// assert!(Registry::builder().register(Ping).describe("pong", "x").build().is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn describe(mut self, tool: impl Into<String>, description: impl Into<String>) -> Self {
+        self.descriptions.push((tool.into(), description.into()));
+        self
+    }
+
     /// Checks every tool and builds the registry.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut tools = self.tools;
@@ -187,8 +222,16 @@ impl RegistryBuilder {
             }
         }
         let mut entries: Vec<ToolEntry> = Vec::with_capacity(tools.len());
+        let mut described = vec![false; self.descriptions.len()];
         for (tool, location) in tools {
-            let spec = Arc::new(tool.spec());
+            let mut spec = tool.spec();
+            for (i, (name, text)) in self.descriptions.iter().enumerate() {
+                if spec.name == name.as_str() || spec.aliases.iter().any(|a| a == name.as_str()) {
+                    spec.description = text.clone().into();
+                    described[i] = true;
+                }
+            }
+            let spec = Arc::new(spec);
             spec.check().map_err(|error| RegistryError::Spec {
                 location: location.clone(),
                 error,
@@ -200,6 +243,12 @@ impl RegistryBuilder {
                 spec,
                 schema,
                 location,
+            });
+        }
+        if let Some(i) = described.iter().position(|d| !d) {
+            return Err(RegistryError::NotFound {
+                name: self.descriptions[i].0.clone(),
+                tools: entries.iter().map(|e| e.spec.name.to_string()).collect(),
             });
         }
         // A stable sort by name: among tools claiming one name, the one registered first

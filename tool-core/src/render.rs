@@ -40,6 +40,13 @@ pub trait Render {
     fn is_success(&self) -> bool {
         true
     }
+
+    /// For an output that reports a failure ([`is_success`](Self::is_success) is `false`),
+    /// what went wrong, in a line or a few: the activity record's `error` (a command's exit
+    /// code and the end of its stderr). `None` (the default) uses the status line.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 impl Render for serde_json::Value {}

@@ -58,6 +58,10 @@ pub(crate) struct GlobalOptions {
     /// The rolling window of --search-limit, in seconds (default 60; fractions allowed).
     #[arg(long, value_name = "SECS", global = true, value_parser = positive_secs)]
     pub(crate) search_window: Option<f64>,
+    /// The largest file grep, glob and search read, in bytes; larger files are skipped and
+    /// counted (default 1048576).
+    #[arg(long, value_name = "BYTES", global = true, value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) search_max_file_bytes: Option<u64>,
     /// The bash tool's timeout when a call gives none, in seconds (default 5).
     #[arg(long, value_name = "SECS", global = true)]
     pub(crate) bash_timeout: Option<u64>,

@@ -59,6 +59,7 @@ pub(crate) struct ConfigFile {
     pub(crate) approve: Option<bool>,
     pub(crate) bash: Option<BashSection>,
     pub(crate) web: Option<WebSection>,
+    pub(crate) search: Option<SearchSection>,
     pub(crate) rules: Option<RulesSection>,
     pub(crate) serve: Option<ServeSection>,
     #[serde(default, rename = "principal")]
@@ -92,6 +93,13 @@ pub(crate) enum OnOff {
 }
 
 /// `[web]`.
+/// `[search]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SearchSection {
+    pub(crate) max_file_bytes: Option<Spanned<u64>>,
+}
+
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct WebSection {
@@ -230,6 +238,14 @@ impl Config {
                 tool_std::trust::sandbox::check_network_host(host.get_ref())
                     .map_err(|why| self.error_at(host.span(), &why))?;
             }
+        }
+        if let Some(b) = f.search.as_ref().and_then(|s| s.max_file_bytes.as_ref())
+            && *b.get_ref() == 0
+        {
+            return Err(self.error_at(
+                b.span(),
+                "max_file_bytes is at least 1 (bytes), e.g. 4194304 for 4 MiB",
+            ));
         }
         if let Some(w) = f.web.as_ref().and_then(|w| w.search_window.as_ref())
             && !(w.get_ref().is_finite() && *w.get_ref() > 0.0)
@@ -381,6 +397,11 @@ impl Config {
                     .map(|h| h.get_ref().clone())
                     .collect();
             }
+        }
+        if let Some(s) = &f.search {
+            o.search_max_file_bytes = o
+                .search_max_file_bytes
+                .or(s.max_file_bytes.as_ref().map(|b| *b.get_ref()));
         }
         if let Some(w) = &f.web {
             if o.searxng_url.is_none() {

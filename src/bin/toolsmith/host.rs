@@ -248,6 +248,15 @@ pub(crate) fn web_config(options: &GlobalOptions) -> Result<tool_std::web::WebCo
     Ok(web.with_search_window(limit, window))
 }
 
+/// The search tools' configuration: `--search-max-file-bytes` (`[search] max_file_bytes`).
+pub(crate) fn search_config(options: &GlobalOptions) -> tool_std::search::SearchConfig {
+    let mut config = tool_std::search::SearchConfig::default();
+    if let Some(bytes) = options.search_max_file_bytes {
+        config.max_file_bytes = bytes;
+    }
+    config
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -98,8 +98,13 @@ async fn run(mut cli: Cli) -> ExitCode {
         Ok(m) => m,
         Err(e) => return fail(2, &e),
     };
-    // Every tool linked into the binary: the standard tools submit themselves.
-    let registry = match Registry::from_inventory() {
+    // Every tool linked into the binary: the standard tools submit themselves. The `web`
+    // tool's description states the search limit this server enforces.
+    let mut tools = Registry::builder().with_inventory();
+    if let Ok(web) = host::web_config(&cli.options) {
+        tools = tools.describe("web", web.tool_description(false));
+    }
+    let registry = match tools.build() {
         Ok(r) => r,
         Err(e) => return fail(2, &e.to_string()),
     };
@@ -299,6 +304,7 @@ async fn call(
     let registry = Arc::new(registry);
     let mut builder = Runtime::builder(registry.clone())
         .service(Arc::new(web))
+        .service(Arc::new(host::search_config(options)))
         .service(workspace)
         .service(shell);
     if let Some(policy) = policy {

@@ -98,6 +98,13 @@ async fn runtime(
     }
     let shell = host::shell_config(options)?;
     notice(&host::sandbox_notice(&shell));
+    // The guardian, which ends the commands of a server killed outright, starts now, so
+    // that a failure is said at start rather than found after a crash.
+    if let Err(why) = tool_std::trust::sandbox::start_guardian(shell.sandbox.helper.as_deref()) {
+        notice(&format!(
+            "warning: commands would outlive this server if it were killed: {why}"
+        ));
+    }
     let (prompts, agent) = prompt_context(options).await?;
     let selected = tools::offered(&registry, select, agent.as_ref())?;
     tools::require_some(&selected, agent.as_ref())?;
@@ -151,6 +158,7 @@ fn build_runtime(
     .map_err(|e| e.0)?;
     let mut builder = Runtime::builder(registry)
         .service(Arc::new(host::web_config(options)?))
+        .service(Arc::new(host::search_config(options)))
         .service(parts.workspace)
         .service(shell)
         .service(Arc::new(parts.prompts));

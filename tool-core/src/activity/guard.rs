@@ -68,6 +68,7 @@ impl<'a> ActivityGuard<'a> {
                 result: output.to_value().unwrap_or(Value::Null),
                 status_line: output.status(),
                 preview: Some(super::result_preview(output)),
+                error: output.failure(),
             });
         self.store.succeed(&self.id, output);
         if let Some(data) = end {

@@ -369,7 +369,7 @@ impl ActivityStore for InMemoryActivityStore {
             k.apply(ActivityUpdate::Finish {
                 status,
                 data: None,
-                error: None,
+                error: output.failure(),
             });
             match cut {
                 None => {

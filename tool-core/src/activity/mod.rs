@@ -370,7 +370,7 @@ impl ActivityUpdate {
                 ActivityStatus::Failure
             },
             data: Some(output_data(output)),
-            error: None,
+            error: output.failure(),
         }
     }
 }

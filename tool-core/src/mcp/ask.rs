@@ -202,7 +202,12 @@ impl Approver for PeerApprover {
             () = self.cancel.cancelled() => {
                 // The call is over: the question is withdrawn from the user's screen.
                 let note = CancelledNotificationParam::new(Some(id), Some("the call was cancelled".to_owned()));
-                let _ = self.peer.notify_cancelled(note).await;
+                // Bounded: a session that is closing may no longer send anything.
+                let _ = tokio::time::timeout(
+                    std::time::Duration::from_millis(500),
+                    self.peer.notify_cancelled(note),
+                )
+                .await;
                 return ApprovalDecision::Deny { reason: Some("the call was cancelled while the user was asked".to_owned()) };
             }
         };

@@ -449,7 +449,8 @@ impl ServerHandler for McpHandler {
                 options.approver = Some(Arc::new(PeerApprover {
                     peer: context.peer.clone(),
                     version: version.unwrap_or(ProtocolVersion::V_2025_06_18),
-                    cancel: context.ct.clone(),
+                    // The call's token: the client's cancellation or the server's stop.
+                    cancel: cancel.clone(),
                     granted: self.granted.clone(),
                 }));
             }

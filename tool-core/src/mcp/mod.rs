@@ -99,8 +99,9 @@
 //!
 //! # Stopping
 //!
-//! Cancelling [`ServeOptions::shutdown`] stops a server gracefully, on every transport: a
-//! call that comes in from then on is answered with
+//! Cancelling [`ServeOptions::shutdown`] stops a server gracefully, on every transport: the
+//! HTTP server takes no new connection, and a call that comes in from then on where the
+//! server still reads (stdio, an HTTP connection already open) is answered with
 //! [`ToolError::server_stopping`](crate::ToolError::server_stopping) (a `cancelled` error with
 //! `"retryable": true`); the calls running are cancelled, so their tools end what they started,
 //! and answered the same way once they have ended; then, once every call has answered or
@@ -197,10 +198,11 @@ pub struct ServeOptions {
     pub principals: Vec<Principal>,
     /// HTTP: browser origins allowed besides the server's own (`https://app.example:443`).
     pub allowed_origins: Vec<String>,
-    /// Stops the server when cancelled, gracefully: calls are no longer taken (a new one is
-    /// answered with [`ToolError::server_stopping`](crate::ToolError::server_stopping)); the
-    /// running ones are cancelled (their tools end what they started) and answered the same
-    /// way once they have ended; once every call has answered, or after [`DRAIN_TIMEOUT`],
+    /// Stops the server when cancelled, gracefully: calls are no longer taken (a new one on a
+    /// connection still read is answered with
+    /// [`ToolError::server_stopping`](crate::ToolError::server_stopping)); the running ones,
+    /// those waiting for the user's approval included, are cancelled (their tools end what
+    /// they started) and answered the same way once they have ended; once every call has answered, or after [`DRAIN_TIMEOUT`],
     /// the transport closes (stdio) or the HTTP server stops accepting and closes its
     /// sessions and streams.
     pub shutdown: CancellationToken,
@@ -448,8 +450,17 @@ where
     };
     // The client has gone (or the server stopped): what still runs is cancelled, and ends
     // (its records closed, its programs' groups ended) before this returns.
+    // A stopping server has waited for its calls already: what is still running now gets a
+    // second more, so that the stop keeps its bound.
+    let stopping = options.shutdown.is_cancelled();
     session.cancel();
-    drain.idle(DRAIN_TIMEOUT).await;
+    drain
+        .idle(if stopping {
+            Duration::from_secs(1)
+        } else {
+            DRAIN_TIMEOUT
+        })
+        .await;
     ended
         .map(|_| ())
         .map_err(|e| ServeError::Io(std::io::Error::other(e)))

@@ -329,7 +329,12 @@ impl<'s> Call<'s> {
             };
             tracing::info!(target: CALL_TARGET, parent: span, "approval asked");
             let approver = self.options.approver.as_ref().unwrap_or(&inner.approver);
-            let answer = approver.approve(&request).await.into_result();
+            // A call cancelled while someone is asked (its client left, the server stops)
+            // waits no longer for the answer.
+            let answer = tokio::select! {
+                decision = approver.approve(&request) => decision.into_result(),
+                () = self.cancelled() => Err(ToolError::cancelled()),
+            };
             let approved = answer.is_ok();
             tracing::info!(target: CALL_TARGET, parent: span, approved, "approval answered");
             answer

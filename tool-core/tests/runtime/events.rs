@@ -173,6 +173,7 @@ async fn a_tool_streams_chunks_and_progress_between_start_and_end() {
             result: json!({"released": true}),
             status_line: None,
             preview: Some(r#"{"released":true}"#.into()),
+            error: None,
         }
     );
     let chunk = chunks.try_recv().unwrap();

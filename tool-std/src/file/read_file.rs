@@ -369,6 +369,14 @@ pub async fn read_file(
     /// Lines per file (default 2,000).
     limit: Option<usize>,
 ) -> ToolResult<FilesRead> {
+    if limit == Some(0) {
+        return Err(ToolError::validation(
+            "limit is 0, which would read no line; give the lines to read per file (at least \
+             1), or leave limit out to read up to 2,000",
+        )
+        .with_field("limit", 0)
+        .with_suggestion("Leave limit out, or give a number of lines such as 200."));
+    }
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
     blocking(move || read_files(&ws, &config, &paths, offset, limit)).await

@@ -1,7 +1,9 @@
 //! `replace_in_file` (alias `edit`): find and replace in one file (seed 003).
 //!
 //! `find` is literal text unless `is_regex`; `replace` is inserted as written unless
-//! `is_regex`, where `$1`/`${name}` name capture groups (so a literal `$` never surprises).
+//! `is_regex`, where `$1`/`${1}`/`${name}` name capture groups (so a literal `$` never
+//! surprises): `$1TA` is group 1 followed by `TA`, `$$` a literal `$`, and a group `find` does
+//! not capture is refused, naming the ones it does.
 //! Without `replace_all`, `find` must match exactly once: more matches are an error listing the
 //! line of every match, and nothing is written. No match at all is a success that says "0
 //! replacements". `preview_only` returns the unified diff without writing. The file's BOM and
@@ -87,6 +89,7 @@ pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileW
                 ToolError::validation(format!("find is not a valid regular expression: {e}"))
                     .with_suggestion("Escape special characters, or pass is_regex: false to match the text literally.")
             })?;
+        let replacement = group_references(&replacement, &re)?;
         for caps in re.captures_iter(old) {
             let Some(m) = caps.get(0) else { continue };
             if m.is_empty() {
@@ -194,6 +197,81 @@ pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileW
     })
 }
 
+/// `replace` with every group reference written out in full (`${1}`, `${name}`), as the regex
+/// crate reads it unambiguously: `$1TA` is group 1 followed by `TA` (the crate alone would read
+/// a group named `1TA`, which does not exist, and drop the text). A reference to a group that
+/// `re` does not have is refused, naming the groups it has.
+fn group_references(replace: &str, re: &regex::Regex) -> Result<String, ToolError> {
+    let names: Vec<&str> = re.capture_names().flatten().collect();
+    let groups = re.captures_len();
+    let refuse = |given: &str| {
+        let mut have: Vec<String> = (1..groups).map(|n| format!("${n}")).collect();
+        have.extend(names.iter().map(|n| format!("${{{n}}}")));
+        let have = if have.is_empty() {
+            "find has no groups".to_owned()
+        } else {
+            format!("find's groups are {}", have.join(", "))
+        };
+        ToolError::validation(format!(
+            "replace refers to `{given}`, which find does not capture; {have}"
+        ))
+        .with_suggestion(
+            "Name a group find has; write `${1}` before letters or digits that follow it, and \
+             `$$` for a literal `$`.",
+        )
+    };
+    let known = |name: &str| match name.parse::<usize>() {
+        Ok(n) => n < groups,
+        Err(_) => names.contains(&name),
+    };
+    let mut out = String::with_capacity(replace.len() + 8);
+    let mut rest = replace;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push_str("$$");
+            rest = tail;
+        } else if let Some(inner) = after.strip_prefix('{') {
+            let Some(close) = inner.find('}') else {
+                return Err(refuse(&rest[at..]));
+            };
+            let name = &inner[..close];
+            if !known(name) {
+                return Err(refuse(&format!("${{{name}}}")));
+            }
+            out.push_str(&format!("${{{name}}}"));
+            rest = &inner[close + 1..];
+        } else {
+            let word = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(after.len());
+            let (word, tail) = after.split_at(word);
+            if word.is_empty() {
+                // A `$` followed by nothing a group name is made of stands for itself.
+                out.push_str("$$");
+                rest = after;
+                continue;
+            }
+            let digits = word
+                .find(|c: char| !c.is_ascii_digit())
+                .unwrap_or(word.len());
+            let (name, literal) = if digits > 0 {
+                word.split_at(digits)
+            } else {
+                (word, "")
+            };
+            if !known(name) {
+                return Err(refuse(&format!("${name}")));
+            }
+            out.push_str(&format!("${{{name}}}{literal}"));
+            rest = tail;
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// Find and replace text in a file.
 #[tool(
     name = "replace_in_file",
@@ -242,4 +320,46 @@ pub async fn replace_in_file(
         overwrite,
     };
     blocking(move || self::replace(&ws, &config, &r)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_references;
+
+    fn refs(replace: &str, find: &str) -> Result<String, String> {
+        let re = regex::Regex::new(find).expect("regex");
+        group_references(replace, &re).map_err(|e| e.message().to_owned())
+    }
+
+    #[test]
+    fn group_references_are_written_out_and_unknown_ones_refused() {
+        assert_eq!(refs("B$1TA", "b(e)ta").as_deref(), Ok("B${1}TA"));
+        assert_eq!(refs("$1$2", "(a)(b)").as_deref(), Ok("${1}${2}"));
+        assert_eq!(refs("${1}x", "(a)").as_deref(), Ok("${1}x"));
+        assert_eq!(refs("<$w>", "(?P<w>a)").as_deref(), Ok("<${w}>"));
+        assert_eq!(refs("$$1 costs $", "(a)").as_deref(), Ok("$$1 costs $$"));
+        assert_eq!(refs("$0!", "a").as_deref(), Ok("${0}!"));
+        assert_eq!(refs("a-$-b", "a").as_deref(), Ok("a-$$-b"));
+        for (replace, find, named) in [
+            ("$2", "(a)", "$2"),
+            ("$name", "(a)", "$name"),
+            ("${other}", "(?P<w>a)", "${other}"),
+            ("$3x", "(a)(b)", "$3"),
+        ] {
+            let e = refs(replace, find).unwrap_err();
+            assert!(e.contains(&format!("`{named}`")), "{replace}: {e}");
+            assert!(e.contains("groups are") || e.contains("no groups"), "{e}");
+        }
+        assert!(refs("${open", "(a)").is_err());
+    }
+
+    #[test]
+    fn a_reference_followed_by_letters_keeps_them() {
+        let re = regex::Regex::new("b(e)ta").expect("regex");
+        let expanded = group_references("B$1TA", &re).expect("refs");
+        assert_eq!(
+            re.replace_all("alpha beta", expanded.as_str()),
+            "alpha BeTA"
+        );
+    }
 }

@@ -113,3 +113,4 @@ pub use crate::trust::sandbox;
 pub use crate::trust::sandbox::{SandboxConfig, SandboxMode, SandboxStatus};
 pub use bash::{BashRequest, CommandResult};
 pub use config::ShellConfig;
+pub use result::{FAILURE_STDERR_CHARS, FAILURE_STDERR_LINES};

@@ -103,7 +103,34 @@ impl Render for CommandResult {
     fn is_success(&self) -> bool {
         self.success
     }
+
+    /// The record's `error`: how it ended, and the end of stderr (at most
+    /// [`FAILURE_STDERR_LINES`] lines of [`FAILURE_STDERR_CHARS`] characters).
+    fn failure(&self) -> Option<String> {
+        let how = self.status().unwrap_or_else(|| "Failed".to_owned());
+        let tail: Vec<&str> = self
+            .error
+            .lines()
+            .rev()
+            .filter(|l| !l.trim().is_empty())
+            .take(FAILURE_STDERR_LINES)
+            .collect();
+        if tail.is_empty() {
+            return Some(how);
+        }
+        let mut text: String = tail.into_iter().rev().collect::<Vec<_>>().join("\n");
+        if let Some((cut, _)) = text.char_indices().rev().nth(FAILURE_STDERR_CHARS - 1) {
+            text = format!("…{}", &text[cut..]);
+        }
+        Some(format!("{how}; stderr ends:\n{text}"))
+    }
 }
+
+/// The most lines of stderr a failed command's record `error` keeps.
+pub const FAILURE_STDERR_LINES: usize = 5;
+
+/// The most characters of stderr a failed command's record `error` keeps.
+pub const FAILURE_STDERR_CHARS: usize = 500;
 
 fn seconds(ms: u64) -> String {
     if ms < 10_000 {

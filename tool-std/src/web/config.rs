@@ -186,6 +186,35 @@ impl WebConfig {
         &self.search_window
     }
 
+    /// The `web` tool's description under this configuration, stating the search limit a
+    /// model meets: per response where calls come in turns (`in_turns`, an agent loop),
+    /// else the server's window (an MCP server, the command line). Give it to
+    /// [`RegistryBuilder::describe`](tool_core::RegistryBuilder::describe) so the description
+    /// says the limits the server enforces.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let config = tool_std::web::WebConfig::from_options(None, &[] as &[&str])?
+    ///     .with_search_window(5, Duration::from_secs(60));
+    /// assert!(config.tool_description(false).ends_with("Limited to 5 searches a minute on this server."));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn tool_description(&self, in_turns: bool) -> String {
+        let limit = if in_turns {
+            format!(
+                "Limited to {} searches per response.",
+                self.max_searches_per_turn
+            )
+        } else {
+            let (limit, window) = self.search_window.limits();
+            format!(
+                "Limited to {limit} searches {} on this server.",
+                super::error::per_window(window)
+            )
+        };
+        format!("{} {limit}", super::tool::DESCRIPTION_HEAD)
+    }
+
     /// The fetcher.
     pub fn fetcher(&self) -> &Fetcher {
         &self.fetcher

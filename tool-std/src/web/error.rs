@@ -266,11 +266,7 @@ impl fmt::Display for WebError {
             } => {
                 // Rounded up: "in 0 s" would invite a search that is refused again.
                 let retry = retry_in.as_millis().div_ceil(1000).max(1);
-                let window = match (window.as_secs(), window.subsec_millis()) {
-                    (60, 0) => "a minute".to_owned(),
-                    (s, 0) => format!("per {s} s"),
-                    _ => format!("per {} ms", window.as_millis()),
-                };
+                let window = per_window(*window);
                 write!(
                     f,
                     "Search limit reached ({limit} searches {window} on this server). The \
@@ -313,6 +309,15 @@ impl fmt::Display for WebError {
             }
             WebError::Internal { message } => write!(f, "Internal error: {message}"),
         }
+    }
+}
+
+/// A search window as a rate is said: `a minute`, `per 30 s`, `per 1500 ms`.
+pub(crate) fn per_window(window: std::time::Duration) -> String {
+    match (window.as_secs(), window.subsec_millis()) {
+        (60, 0) => "a minute".to_owned(),
+        (s, 0) => format!("per {s} s"),
+        _ => format!("per {} ms", window.as_millis()),
     }
 }
 

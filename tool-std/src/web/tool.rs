@@ -3,7 +3,7 @@
 //!
 //! | action | `query_or_url` | answer |
 //! |---|---|---|
-//! | `search` | a query | `search_results`: at most 10 results; 10 searches per turn |
+//! | `search` | a query | `search_results`: at most 10 results; 10 searches per turn (per server window over MCP) |
 //! | `fetch` | an http(s) URL (`start_index` to read on) | `fetched_page`, or `redirect` |
 //!
 //! Every answer carries `type`; failures are tool errors (`type: "error"`) whose `error_type`
@@ -71,6 +71,11 @@ pub const SEARCH_COUNTER: &str = "web.searches";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WebTool;
 
+/// How the `web` tool's description begins; [`WebConfig::tool_description`] adds the search
+/// limit.
+pub(crate) const DESCRIPTION_HEAD: &str =
+    "Search the web or fetch a page. action: search (query) or fetch (URL).";
+
 /// Search the web or fetch a page.
 #[tool(
     name = "web",
@@ -89,7 +94,7 @@ pub struct WebTool;
     aliases(web_search, web_fetch, WebSearchTool, WebFetchTool, WebTool)
 )]
 impl WebTool {
-    /// Search the web for `query_or_url`: at most 10 results, 10 searches per response.
+    /// Search the web for `query_or_url`: at most 10 results.
     #[action]
     async fn search(
         &self,

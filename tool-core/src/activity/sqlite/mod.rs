@@ -395,9 +395,18 @@ impl SqliteActivityStore {
             }
             Err(e) => return Err(err(e)),
         }
-        // The calls a process that died left open are closed now: nobody else will.
+        // The calls a process that died left open are closed now: nobody else will. A
+        // failure here (a full or busy file) costs only that clean-up, not the store.
         let abandoned = owner::close_abandoned(&conn, rows::next_change, crate::events::now_ms())
-            .map_err(err)?;
+            .unwrap_or_else(|e| {
+                tracing::warn!(
+                    target: "toolsmith::activity",
+                    path = %path.display(),
+                    error = %e,
+                    "the calls of stopped servers could not be closed"
+                );
+                0
+            });
         let reader = connect(&path)?;
         let counters = Arc::new(Counters::default());
         let (tx, rx) = std::sync::mpsc::sync_channel(config.queue);

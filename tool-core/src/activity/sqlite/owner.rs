@@ -1,11 +1,15 @@
 //! Which process records a call, so that a later process on the same file can tell the calls
 //! whose process has died from those another live process still runs.
 //!
-//! Each row names its process: on Linux the boot's id, the pid and the process's start time
-//! (`/proc/PID/stat`), which no later process shares even where the kernel gives the pid out
-//! again; elsewhere the pid alone, which is never judged dead. When a store is opened, the
-//! `in_progress` rows of dead processes are closed as `failure` with [`ABANDONED`]. A row
-//! written before the column existed names no process and is left alone.
+//! Each row names its process: on Linux the machine (`/etc/machine-id`, else the host
+//! name), the boot (`/proc/sys/kernel/random/boot_id`), the pid namespace, the pid and the
+//! process's start time (`/proc/PID/stat`), which no later process shares even where the
+//! kernel gives the pid out again; elsewhere the pid alone. When a store is opened, the `in_progress` rows of
+//! processes known to be dead are closed as `failure` with [`ABANDONED`]. A process is known
+//! to be dead only on this machine: after another boot, or in this pid namespace when no
+//! process has its pid and start time. A process of another machine or another pid namespace
+//! (a container sharing the file), one named by its pid alone, and a row written before the
+//! column existed are left alone, as is any case `/proc` cannot answer plainly.
 
 use std::sync::OnceLock;
 
@@ -17,55 +21,99 @@ pub const ABANDONED: &str = "the server running this call stopped before it fini
 /// The most rows closed at one opening (each dead process's, in one statement).
 const MAX_DEAD_PROCESSES: usize = 1024;
 
-/// This process, as its rows name it.
+/// Where this process runs: machine, boot and pid namespace (Linux only).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Place {
+    machine: String,
+    boot: String,
+    pid_ns: String,
+}
+
+/// This process's place, read once.
+fn here() -> Option<&'static Place> {
+    static HERE: OnceLock<Option<Place>> = OnceLock::new();
+    HERE.get_or_init(|| {
+        if !cfg!(target_os = "linux") {
+            return None;
+        }
+        let read = |path: &str| -> Option<String> {
+            let text = std::fs::read_to_string(path).ok()?;
+            let text = text.trim();
+            (!text.is_empty() && !text.contains([':', '/'])).then(|| text.to_owned())
+        };
+        let pid_ns = std::fs::read_link("/proc/self/ns/pid").ok()?;
+        let pid_ns = pid_ns
+            .to_str()?
+            .trim_start_matches("pid:[")
+            .trim_end_matches(']');
+        if pid_ns.is_empty() || pid_ns.contains(':') {
+            return None;
+        }
+        Some(Place {
+            // Without a machine id (a minimal container), the host name tells machines apart.
+            machine: read("/etc/machine-id")
+                .or_else(|| read("/var/lib/dbus/machine-id"))
+                .or_else(|| read("/proc/sys/kernel/hostname").map(|h| format!("host-{h}")))?,
+            boot: read("/proc/sys/kernel/random/boot_id")?,
+            pid_ns: pid_ns.to_owned(),
+        })
+    })
+    .as_ref()
+}
+
+/// This process, as its rows name it: `MACHINE:BOOT:PIDNS:PID:START`, or `pid:PID`.
 pub(super) fn this_process() -> &'static str {
     static THIS: OnceLock<String> = OnceLock::new();
     THIS.get_or_init(|| {
         let pid = std::process::id();
-        match (boot_id(), start_time(pid)) {
-            (Some(boot), Some(start)) => format!("{boot}:{pid}:{start}"),
+        match (here(), start_time(pid)) {
+            (Some(p), Ok(Some(start))) => {
+                format!("{}:{}:{}:{pid}:{start}", p.machine, p.boot, p.pid_ns)
+            }
             _ => format!("pid:{pid}"),
         }
     })
 }
 
-/// The boot's id: another after every restart of the machine.
-fn boot_id() -> Option<String> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
-    let id = id.trim();
-    (!id.is_empty() && !id.contains(':')).then(|| id.to_owned())
-}
-
-/// When process `pid` started, in clock ticks after boot (field 22 of `/proc/PID/stat`).
-fn start_time(pid: u32) -> Option<u64> {
-    if !cfg!(target_os = "linux") {
-        return None;
-    }
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+/// When process `pid` started, in clock ticks after boot (field 22 of `/proc/PID/stat`):
+/// `Ok(None)` when there is no such process, `Err` when `/proc` did not answer plainly.
+fn start_time(pid: u32) -> Result<Option<u64>, ()> {
+    let stat = match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(_) => return Err(()),
+    };
     // The name (field 2) may hold spaces and parentheses: count from its closing one.
-    let after_name = stat.rsplit_once(')')?.1;
-    after_name.split_whitespace().nth(19)?.parse().ok()
+    let after_name = stat.rsplit_once(')').ok_or(())?.1;
+    let start = after_name.split_whitespace().nth(19).ok_or(())?;
+    start.parse().map(Some).map_err(|_| ())
 }
 
-/// Whether the process a row names has died: another boot, or no process with that pid and
-/// start time. A process named by its pid alone is never judged dead.
+/// Whether the process a row names is known to be dead (see the module documentation).
 pub(super) fn is_dead(process: &str) -> bool {
-    let mut parts = process.split(':');
-    let (Some(boot), Some(pid), Some(start), None) =
-        (parts.next(), parts.next(), parts.next(), parts.next())
-    else {
+    let parts: Vec<&str> = process.split(':').collect();
+    let [machine, boot, pid_ns, pid, start] = parts.as_slice() else {
         return false;
     };
     let (Ok(pid), Ok(start)) = (pid.parse::<u32>(), start.parse::<u64>()) else {
         return false;
     };
-    match boot_id() {
-        Some(ours) if ours != boot => true,
-        Some(_) => start_time(pid) != Some(start),
-        None => false,
+    let Some(here) = here() else {
+        return false;
+    };
+    if *machine != here.machine {
+        return false;
+    }
+    if *boot != here.boot {
+        return true;
+    }
+    if *pid_ns != here.pid_ns {
+        return false;
+    }
+    match start_time(pid) {
+        Ok(None) => true,
+        Ok(Some(now)) => now != start,
+        Err(()) => false,
     }
 }
 
@@ -112,17 +160,34 @@ mod tests {
     fn this_process_lives_and_made_up_ones_do_not() {
         let me = this_process();
         assert!(!is_dead(me), "{me}");
-        if let Some((boot, rest)) = me.split_once(':') {
-            let (pid, start) = rest.split_once(':').expect("pid:start");
-            // The same pid started at another time, another boot: dead.
+        let parts: Vec<&str> = me.split(':').collect();
+        if let [machine, boot, ns, pid, start] = parts.as_slice() {
             let later: u64 = start.parse::<u64>().expect("start") + 1;
-            assert!(is_dead(&format!("{boot}:{pid}:{later}")));
-            assert!(is_dead(&format!("other-boot:{pid}:{start}")));
-            // A pid no process has.
-            assert!(is_dead(&format!("{boot}:{}:1", u32::MAX - 1)));
+            let name = |m: &str, b: &str, n: &str, p: &str, s: &str| format!("{m}:{b}:{n}:{p}:{s}");
+            // The same pid started at another time, another boot of this machine, a pid no
+            // process has: dead.
+            assert!(is_dead(&name(machine, boot, ns, pid, &later.to_string())));
+            assert!(is_dead(&name(machine, "other-boot", ns, pid, start)));
+            assert!(is_dead(&name(
+                machine,
+                boot,
+                ns,
+                &(u32::MAX - 1).to_string(),
+                "1"
+            )));
+            // Another machine, another pid namespace (a container on the same file): alive,
+            // whatever this machine's /proc says of that pid.
+            assert!(!is_dead(&name(
+                "other-machine",
+                boot,
+                ns,
+                pid,
+                &later.to_string()
+            )));
+            assert!(!is_dead(&name(machine, boot, "4026531999", "1", "1")));
         }
         // Unreadable names and pid-only names are never judged dead.
-        for unknown in ["", "pid:1", "a:b:c", "a:1:2:3"] {
+        for unknown in ["", "pid:1", "a:b:c", "a:1:2:3", "a:b:c:d:e"] {
             assert!(!is_dead(unknown), "{unknown}");
         }
     }

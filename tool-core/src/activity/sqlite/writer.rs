@@ -397,7 +397,7 @@ fn succeed(record: &mut ActivityRecord, output: &ToolOutput, at: u64) {
         ActivityUpdate::Finish {
             status,
             data: Some(data),
-            error: None,
+            error: output.failure(),
         },
         at,
     );

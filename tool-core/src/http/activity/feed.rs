@@ -537,6 +537,7 @@ mod tests {
                 result: json!({"text": "x".repeat(200_000)}),
                 status_line: None,
                 preview: None,
+                error: None,
             },
         );
         feed.push(&big);

@@ -104,14 +104,18 @@ fn is_number_like(word: &str) -> bool {
 
 /// Every command sequence of `line`: its own, then those of its substitutions and of the
 /// strings it hands to a shell, each a list of simple commands in order.
-pub(super) fn sequences(line: &str) -> Vec<Vec<Simple>> {
+/// Whether the line nests substitutions or shell strings past [`MAX_DEPTH`], where they are
+/// no longer lexed: the second value.
+pub(super) fn sequences(line: &str) -> (Vec<Vec<Simple>>, bool) {
     let mut out = Vec::new();
-    lex_into(line, 0, &mut out);
-    out
+    let mut too_deep = false;
+    lex_into(line, 0, &mut out, &mut too_deep);
+    (out, too_deep)
 }
 
-fn lex_into(line: &str, depth: usize, out: &mut Vec<Vec<Simple>>) {
+fn lex_into(line: &str, depth: usize, out: &mut Vec<Vec<Simple>>, too_deep: &mut bool) {
     if depth > MAX_DEPTH {
+        *too_deep = true;
         return;
     }
     let chars: Vec<char> = line.chars().collect();
@@ -128,7 +132,7 @@ fn lex_into(line: &str, depth: usize, out: &mut Vec<Vec<Simple>>) {
     let mut lexed = Vec::with_capacity(nested.len());
     for text in nested {
         let start = out.len();
-        lex_into(&text, depth + 1, out);
+        lex_into(&text, depth + 1, out, too_deep);
         lexed.push(start..out.len());
     }
     for simple in &mut out[first] {
@@ -141,7 +145,7 @@ fn lex_into(line: &str, depth: usize, out: &mut Vec<Vec<Simple>>) {
     // (The nested lines above did the same for their own commands.)
     let inner: Vec<String> = out[first].iter().filter_map(shell_string).collect();
     for text in inner {
-        lex_into(&text, depth + 1, out);
+        lex_into(&text, depth + 1, out, too_deep);
     }
 }
 
@@ -424,8 +428,12 @@ impl Lexer<'_> {
 mod tests {
     use super::*;
 
+    fn lexed(line: &str) -> Vec<Vec<Simple>> {
+        sequences(line).0
+    }
+
     fn programs(line: &str) -> Vec<Vec<String>> {
-        sequences(line)
+        lexed(line)
             .iter()
             .map(|seq| {
                 seq.iter()
@@ -437,7 +445,7 @@ mod tests {
 
     #[test]
     fn lists_pipelines_and_quotes() {
-        let seqs = sequences("FOO=1 echo 'a b' \"c $d\" | grep -v x && ls > out.txt 2>&1; cat<in");
+        let seqs = lexed("FOO=1 echo 'a b' \"c $d\" | grep -v x && ls > out.txt 2>&1; cat<in");
         let top = &seqs[0];
         assert_eq!(top[0].words, ["FOO=1", "echo", "a b", "c $d"]);
         assert_eq!(top[0].program(), Some("echo"));
@@ -465,10 +473,10 @@ mod tests {
 
     #[test]
     fn wrappers_and_escapes() {
-        let seqs = sequences("nohup nice -n 10 timeout 5s \\rm -rf /tmp/x # sudo");
+        let seqs = lexed("nohup nice -n 10 timeout 5s \\rm -rf /tmp/x # sudo");
         assert_eq!(seqs[0][0].program(), Some("rm"));
         assert_eq!(seqs[0][0].args(), ["-rf", "/tmp/x"]);
         assert_eq!(seqs[0].len(), 1);
-        assert_eq!(sequences("/usr/bin/sudo ls")[0][0].program(), Some("sudo"));
+        assert_eq!(lexed("/usr/bin/sudo ls")[0][0].program(), Some("sudo"));
     }
 }

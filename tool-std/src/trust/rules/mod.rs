@@ -32,6 +32,10 @@
 //! a `path` names its whole root, which `src/**` does not match. A path the workspace refuses
 //! matches no rule; the tool refuses it when it runs.
 //!
+//! **Previews.** A `replace_in_file` call with `preview_only: true` writes nothing: it runs
+//! without asking (the approval form of the real edit shows the same diff), unless a `deny`
+//! rule matches it.
+//!
 //! **Sandboxed commands.** With [`PolicyBuilder::allow_sandboxed_bash`], a `bash` call that no
 //! rule matches runs without asking when the operating-system sandbox will run it
 //! ([`ShellConfig::runs_sandboxed`]); `ask` and `deny` rules still apply.
@@ -319,6 +323,16 @@ impl CallPolicy for StandardPolicy {
             },
         )
         .map(|c| &c.rule);
+        // A preview writes nothing: it is a read, and needs no approval (a deny rule still
+        // refuses it, since it shows the file).
+        if is_preview(call) && chosen.is_none_or(|r| r.effect != Effect::Deny) {
+            return PolicyDecision::Allow {
+                rule: Some(format!(
+                    "allow: {} (preview_only writes nothing)",
+                    call.tool
+                )),
+            };
+        }
         match chosen {
             Some(rule) => match rule.effect {
                 Effect::Deny => PolicyDecision::Deny {
@@ -354,6 +368,15 @@ impl CallPolicy for StandardPolicy {
     fn preview(&self, call: &PolicyCall<'_>) -> Option<String> {
         preview::preview(call.tool, call.arguments)
     }
+}
+
+/// The tools whose `preview_only: true` makes a call that writes nothing.
+const PREVIEW_TOOLS: &[&str] = &["replace_in_file"];
+
+/// Whether `call` only previews a change (`preview_only: true` of a tool that has it).
+fn is_preview(call: &PolicyCall<'_>) -> bool {
+    PREVIEW_TOOLS.contains(&call.tool)
+        && call.arguments.get("preview_only").and_then(Value::as_bool) == Some(true)
 }
 
 /// What a call does, as rules see it.
@@ -405,6 +428,12 @@ impl Subjects {
             _ => Match::Some,
         };
         match (self, pattern) {
+            // A line the checks cannot read whole is allowed by no rule.
+            (Subjects::Commands(line), Pattern::Command(_))
+                if effect == Effect::Allow && line.unreadable().is_some() =>
+            {
+                Match::No
+            }
             (Subjects::Commands(line), Pattern::Command(p)) => {
                 let parts = line.parts();
                 let hits = parts

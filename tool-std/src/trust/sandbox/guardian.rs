@@ -22,13 +22,14 @@
 //! running. The guardian forgets a group once no process of it is left, so a group number the
 //! kernel gives out again later is never killed by mistake.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::Mutex;
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
 
@@ -49,11 +50,33 @@ struct Link {
     stdin: ChildStdin,
 }
 
-/// The guardian of this process: started on first use, restarted when it died.
-static LINK: Mutex<Option<Link>> = Mutex::new(None);
+/// What the server tells the thread that talks to the guardian.
+enum Message {
+    /// A program's group started.
+    Watch(i32),
+    /// A program's group has ended.
+    Release(i32),
+    /// Start the guardian now, and say whether it runs.
+    Start(mpsc::Sender<Result<(), String>>),
+}
 
-/// Why the guardian could not be started, the last time it could not.
+/// The most messages waiting for the guardian's thread; past it a group goes unguarded (and
+/// [`guardian_error`] says so) rather than a call waiting.
+const MAX_QUEUED: usize = 4096;
+
+/// The channel to the guardian's thread, started on first use with the helper program given
+/// then.
+static LINK: OnceLock<SyncSender<Message>> = OnceLock::new();
+
+/// Why the guardian could not be started or kept up, the last time it could not.
 static FAILED: Mutex<Option<String>> = Mutex::new(None);
+
+/// The guardian's pid, 0 while none runs.
+static PID: AtomicU32 = AtomicU32::new(0);
+
+fn fail(why: String) {
+    *FAILED.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+}
 
 /// A program's group, listed with the guardian until this drops (once the group has ended).
 #[derive(Debug)]
@@ -68,64 +91,178 @@ impl Guarded {
 
 impl Drop for Guarded {
     fn drop(&mut self) {
-        if let Some(group) = self.0.take() {
-            release(group);
+        if let Some(group) = self.0.take()
+            && let Some(link) = LINK.get()
+        {
+            // A full queue: the guardian forgets the group once it has no process left.
+            let _ = link.try_send(Message::Release(group));
         }
     }
 }
 
-/// Lists `group` with the guardian, started with the helper program `helper` finds when
-/// there is none. When it cannot be started, the group is not guarded, and
-/// [`guardian_error`] says why.
+/// Lists `group` with the guardian (started with the helper program `helper` finds, the first
+/// time). Never waits: the guardian's own thread talks to it. When the group cannot be listed,
+/// it is not guarded, and [`guardian_error`] says why.
 pub(crate) fn guard(group: i32, helper: Option<&Path>) -> Guarded {
-    match watch(group, helper) {
+    match link(helper).try_send(Message::Watch(group)) {
         Ok(()) => Guarded(Some(group)),
-        Err(why) => {
-            *FAILED.lock().unwrap_or_else(|e| e.into_inner()) = Some(why);
+        Err(_) => {
+            fail("the guardian's queue is full, so a program went unguarded".to_owned());
             Guarded(None)
         }
     }
 }
 
+/// Starts the guardian now (with the helper program `helper` finds) rather than with the first
+/// program, so that a host can say at start whether programs will be guarded.
+///
+/// # Errors
+///
+/// Why it could not be started (no helper program, a spawn that failed).
+pub fn start_guardian(helper: Option<&Path>) -> Result<(), String> {
+    let (tx, rx) = mpsc::channel();
+    link(helper)
+        .send(Message::Start(tx))
+        .map_err(|_| "the guardian's thread has stopped".to_owned())?;
+    rx.recv()
+        .map_err(|_| "the guardian's thread has stopped".to_owned())?
+}
+
 /// Why the guardian, which ends the programs of a server that dies outright (see
-/// [`trust::sandbox`](super)), could not be started, if it could not: the programs
-/// started meanwhile would outlive such a server. `None` once it runs.
+/// [`trust::sandbox`](super)), could not be started or kept up, if it could not: the programs
+/// started meanwhile would outlive such a server. `None` while it runs.
 pub fn guardian_error() -> Option<String> {
     FAILED.lock().unwrap_or_else(|e| e.into_inner()).clone()
 }
 
-fn watch(group: i32, helper: Option<&Path>) -> Result<(), String> {
-    let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
-    for _ in 0..2 {
-        if link.is_none() {
-            let program = super::helper_program_for(helper)?;
-            *link = Some(start(&program)?);
-            *FAILED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+/// The guardian's pid, when one runs.
+pub fn guardian_pid() -> Option<u32> {
+    Some(PID.load(Ordering::Relaxed)).filter(|&p| p != 0)
+}
+
+/// The channel to the guardian's thread, starting the thread the first time.
+fn link(helper: Option<&Path>) -> &'static SyncSender<Message> {
+    LINK.get_or_init(|| {
+        let (tx, rx) = mpsc::sync_channel(MAX_QUEUED);
+        let helper = helper.map(Path::to_path_buf);
+        let spawned = std::thread::Builder::new()
+            .name("toolsmith-guardian-link".into())
+            .spawn(move || Keeper::new(helper).run(&rx));
+        if let Err(e) = spawned {
+            fail(format!("cannot start the guardian's thread: {e}"));
         }
-        let Some(l) = link.as_mut() else { break };
-        if writeln!(l.stdin, "+{group}").is_ok() {
+        tx
+    })
+}
+
+/// The thread that keeps the guardian: the live groups, and the process with their list.
+struct Keeper {
+    helper: Option<PathBuf>,
+    link: Option<Link>,
+    live: BTreeSet<i32>,
+    /// When a start last failed: the next try waits a second.
+    failed_at: Option<Instant>,
+}
+
+impl Keeper {
+    fn new(helper: Option<PathBuf>) -> Keeper {
+        Keeper {
+            helper,
+            link: None,
+            live: BTreeSet::new(),
+            failed_at: None,
+        }
+    }
+
+    fn run(mut self, rx: &Receiver<Message>) {
+        loop {
+            match rx.recv_timeout(PRUNE_EVERY) {
+                Ok(Message::Watch(group)) => {
+                    self.live.insert(group);
+                    self.send(&format!("+{group}"));
+                }
+                Ok(Message::Release(group)) => {
+                    self.live.remove(&group);
+                    self.send(&format!("-{group}"));
+                }
+                Ok(Message::Start(reply)) => {
+                    let _ = reply.send(self.ensure(true));
+                }
+                // A guardian someone killed is replaced (with the whole list) within a second.
+                Err(RecvTimeoutError::Timeout) => {
+                    let gone = self
+                        .link
+                        .as_mut()
+                        .is_some_and(|l| !matches!(l.child.try_wait(), Ok(None)));
+                    if gone || (self.link.is_none() && !self.live.is_empty()) {
+                        self.restart();
+                    }
+                }
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+    }
+
+    /// Writes one line to the guardian; on failure starts another with the whole list.
+    fn send(&mut self, line: &str) {
+        if self.ensure(false).is_err() {
+            return;
+        }
+        if let Some(l) = self.link.as_mut()
+            && writeln!(l.stdin, "{line}").is_ok()
+        {
+            return;
+        }
+        self.restart();
+    }
+
+    /// Ends the guardian there is (if any), starts another and gives it the live groups.
+    fn restart(&mut self) {
+        if let Some(mut old) = self.link.take() {
+            let _ = old.child.kill();
+            let _ = old.child.wait();
+            PID.store(0, Ordering::Relaxed);
+        }
+        if self.ensure(true).is_err() {
+            return;
+        }
+        let lines: String = self.live.iter().map(|g| format!("+{g}\n")).collect();
+        let written = self
+            .link
+            .as_mut()
+            .is_some_and(|l| l.stdin.write_all(lines.as_bytes()).is_ok());
+        if !written {
+            self.link = None;
+            PID.store(0, Ordering::Relaxed);
+            fail("the guardian stopped reading its list".to_owned());
+        }
+    }
+
+    /// A running guardian: the one there is, or a new one (at most one try a second unless
+    /// `now`).
+    fn ensure(&mut self, now: bool) -> Result<(), String> {
+        if self.link.is_some() {
             return Ok(());
         }
-        // The guardian died (someone killed it): reap it and start another.
-        let _ = l.child.kill();
-        let _ = l.child.wait();
-        *link = None;
+        if !now && self.failed_at.is_some_and(|t| t.elapsed() < PRUNE_EVERY) {
+            return Err("the guardian could not be started".to_owned());
+        }
+        let started = super::helper_program_for(self.helper.as_deref()).and_then(|p| start(&p));
+        match started {
+            Ok(link) => {
+                PID.store(link.child.id(), Ordering::Relaxed);
+                self.link = Some(link);
+                self.failed_at = None;
+                *FAILED.lock().unwrap_or_else(|e| e.into_inner()) = None;
+                Ok(())
+            }
+            Err(why) => {
+                self.failed_at = Some(Instant::now());
+                fail(why.clone());
+                Err(why)
+            }
+        }
     }
-    Err("the guardian process could not be started".to_owned())
-}
-
-/// Takes `group` off the guardian's list: it has ended.
-fn release(group: i32) {
-    let mut link = LINK.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(l) = link.as_mut() {
-        let _ = writeln!(l.stdin, "-{group}");
-    }
-}
-
-/// The guardian's pid, when one runs (tests look at it).
-pub fn guardian_pid() -> Option<u32> {
-    let link = LINK.lock().unwrap_or_else(|e| e.into_inner());
-    link.as_ref().map(|l| l.child.id())
 }
 
 fn start(helper: &Path) -> Result<Link, String> {
@@ -159,19 +296,21 @@ pub(super) fn guardian_main() -> ! {
         }
         // Dropping `lines` tells the main thread the server has gone.
     });
-    let mut groups: BTreeSet<i32> = BTreeSet::new();
-    let mut order: std::collections::VecDeque<i32> = std::collections::VecDeque::new();
+    let mut list = List::default();
+    let mut pruned = Instant::now();
     loop {
         match read.recv_timeout(PRUNE_EVERY) {
-            Ok(line) => apply(&line, &mut groups, &mut order),
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                groups.retain(|&g| group_exists(g));
-                order.retain(|g| groups.contains(g));
-            }
-            Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            Ok(line) => list.apply(&line),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        // On a clock, busy or idle: a group with no process left is forgotten.
+        if pruned.elapsed() >= PRUNE_EVERY {
+            list.prune(group_exists);
+            pruned = Instant::now();
         }
     }
-    for &group in &groups {
+    for &group in &list.groups {
         if let Some(pid) = Pid::from_raw(group) {
             let _ = rustix::process::kill_process_group(pid, Signal::KILL);
         }
@@ -179,34 +318,49 @@ pub(super) fn guardian_main() -> ! {
     std::process::exit(0)
 }
 
-/// Applies one line of the server's (`+PGID`, `-PGID`) to the list.
-fn apply(line: &str, groups: &mut BTreeSet<i32>, order: &mut std::collections::VecDeque<i32>) {
-    let (sign, number) = line.split_at(line.len().min(1));
-    let Ok(group) = number.trim().parse::<i32>() else {
-        return;
-    };
-    // 0 and 1 are no program's group (`kill(-1)` would signal every process).
-    if group <= 1 {
-        return;
-    }
-    match sign {
-        "+" => {
-            if groups.insert(group) {
-                order.push_back(group);
-            }
-            while groups.len() > MAX_GROUPS {
-                match order.pop_front() {
-                    Some(oldest) => {
-                        groups.remove(&oldest);
+/// The guardian's list: the groups, and the order they came in (to forget the oldest first
+/// past [`MAX_GROUPS`]).
+#[derive(Default)]
+struct List {
+    groups: BTreeSet<i32>,
+    order: VecDeque<i32>,
+}
+
+impl List {
+    /// Applies one line of the server's (`+PGID`, `-PGID`).
+    fn apply(&mut self, line: &str) {
+        let (sign, number) = line.split_at(line.len().min(1));
+        let Ok(group) = number.trim().parse::<i32>() else {
+            return;
+        };
+        // 0 and 1 are no program's group (`kill(-1)` would signal every process).
+        if group <= 1 {
+            return;
+        }
+        match sign {
+            "+" => {
+                if self.groups.insert(group) {
+                    self.order.push_back(group);
+                }
+                while self.groups.len() > MAX_GROUPS {
+                    match self.order.pop_front() {
+                        Some(oldest) => {
+                            self.groups.remove(&oldest);
+                        }
+                        None => break,
                     }
-                    None => break,
                 }
             }
+            "-" if self.groups.remove(&group) => self.order.retain(|&g| g != group),
+            _ => {}
         }
-        "-" => {
-            groups.remove(&group);
-        }
-        _ => {}
+    }
+
+    /// Forgets the groups `exists` says are gone.
+    fn prune(&mut self, exists: impl Fn(i32) -> bool) {
+        self.groups.retain(|&g| exists(g));
+        let groups = &self.groups;
+        self.order.retain(|g| groups.contains(g));
     }
 }
 
@@ -220,12 +374,17 @@ mod tests {
 
     #[test]
     fn the_list_takes_starts_and_ends_and_ignores_the_rest() {
-        let (mut groups, mut order) = (BTreeSet::new(), std::collections::VecDeque::new());
+        let mut list = List::default();
         for line in [
             "+100", "+200", "+100", "-100", "+1", "+0", "+-5", "x300", "", "+abc",
         ] {
-            apply(line, &mut groups, &mut order);
+            list.apply(line);
         }
-        assert_eq!(groups.into_iter().collect::<Vec<_>>(), [200]);
+        assert_eq!(list.groups.iter().copied().collect::<Vec<_>>(), [200]);
+        assert_eq!(list.order.iter().copied().collect::<Vec<_>>(), [200]);
+        list.apply("+300");
+        list.prune(|g| g != 200);
+        assert_eq!(list.groups.iter().copied().collect::<Vec<_>>(), [300]);
+        assert_eq!(list.order.iter().copied().collect::<Vec<_>>(), [300]);
     }
 }

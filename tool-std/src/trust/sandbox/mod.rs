@@ -57,7 +57,7 @@
 //!   namespace are all kept per thread, so a thread made for the call confines itself and
 //!   starts the shell, and the server's other threads keep their rights. The seccomp filters,
 //!   the same for every call, are installed once on a long-lived thread that starts the
-//!   calls' threads, which inherit them (a call that mounts adds the short filter on mounts
+//!   calls' threads, which inherit them (a call that mounts adds the filter on mounts
 //!   and namespaces after its mounts). This costs no program start. It is taken whenever the call
 //!   mounts nothing, and always in a server running as root, which can make a mount
 //!   namespace from a thread.
@@ -187,7 +187,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use apply::fits_a_thread;
 pub(crate) use entry::{Launched, Program, Sandbox};
 pub(crate) use guardian::Guarded;
-pub use guardian::{GUARDIAN_ARG0, guardian_error, guardian_pid};
+pub use guardian::{GUARDIAN_ARG0, guardian_error, guardian_pid, start_guardian};
 pub(crate) use launch::{Group, program_path};
 use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
 pub use probe::SandboxStatus;

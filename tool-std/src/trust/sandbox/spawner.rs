@@ -9,8 +9,8 @@
 //! inherit its filters, `no_new_privs` and its emptied capability bounding and ambient sets
 //! as they are. There is one spawner per kind of sockets the calls may make, and per
 //! whether the calls mount: a call that mounts cannot have the namespace filter before its
-//! mounts are made, so its spawner leaves that one out and the call's thread adds it after
-//! (it is a few instructions long). Each spawner keeps one thread started ahead, waiting for
+//! mounts are made, so its spawner leaves that one out and the call's thread adds it after.
+//! Each spawner keeps one thread started ahead, waiting for
 //! the next call.
 
 use std::sync::mpsc::{self, Sender};

@@ -95,7 +95,7 @@ fn input_schema_snapshot() {
                 "enum": ["search", "fetch"],
                 "description": "The action to perform, one of:\n\
                     - `search` (query_or_url): Search the web for `query_or_url`: at most 10 \
-                    results, 10 searches per response.\n\
+                    results.\n\
                     - `fetch` (query_or_url, [start_index]): Fetch the page at the http(s) URL \
                     `query_or_url` as readable text, 40,000 characters at a time; a redirect is \
                     answered as `redirect`."

@@ -229,12 +229,14 @@
     d.input.hidden = !c.hasInput;
     if (c.hasInput) d.inputPre.textContent = pretty(c.input);
     d.result.hidden = !(c.hasResult || c.error);
-    if (c.error) {
-      d.resultSummary.textContent = 'Error';
-      d.resultPre.textContent = pretty(c.error);
-    } else if (c.hasResult) {
+    // A result that reports a failure (a command that exited non-zero) keeps its output;
+    // its error is the line above.
+    if (c.hasResult) {
       d.resultSummary.textContent = 'Result';
       d.resultPre.textContent = pretty(c.result);
+    } else if (c.error) {
+      d.resultSummary.textContent = 'Error';
+      d.resultPre.textContent = pretty(c.error);
     }
     d.root.hidden = !visible(c);
     place(c);
@@ -282,7 +284,9 @@
     c.status = r.status;
     c.message = r.display_message || null;
     if (r.error) c.error = r.error;
-    if (r.status !== 'in_progress' && !r.error) { c.result = r.data; c.hasResult = true; }
+    if (r.status !== 'in_progress' && r.data && Object.keys(r.data).length > 0) {
+      c.result = r.data; c.hasResult = true;
+    }
     render(c);
   }
 
@@ -317,6 +321,7 @@
         c.result = data.result; c.hasResult = true;
         c.statusLine = data.status_line || null;
         c.preview = data.preview || null;
+        if (data.error) c.error = data.error;
         c.finished = e.timestamp_ms;
         break;
       case 'ERROR':
