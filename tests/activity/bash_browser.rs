@@ -136,6 +136,25 @@ async fn the_page_shows_a_bash_call_streaming_through_toolsmith_serve() {
     );
     assert_eq!(cdp.eval("typeof window.__pwned").await, "undefined");
 
+    // A tool that answers at once runs without the spinner (seed 004's
+    // suppressExecutionAnimation); a running bash call spins.
+    let (_, is_error) = call(&peer, "list_projects", json!({})).await;
+    assert!(!is_error);
+    let cells = cdp
+        .wait_cells("the list_projects cell", |c| {
+            find(c, "list_projects").is_some()
+        })
+        .await;
+    let quiet = find(&cells, "list_projects").expect("cell");
+    assert_eq!(quiet["quiet"], true, "{quiet}");
+    assert!(
+        cells
+            .iter()
+            .filter(|c| c["tool"] != "list_projects")
+            .all(|c| c["quiet"] == false),
+        "only the tool that asks for it"
+    );
+
     // A command that fails: its cell shows the exit code and the end of stderr as its error,
     // and keeps its output.
     let (failed_bash, is_error) = call(

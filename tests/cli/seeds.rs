@@ -164,3 +164,58 @@ fn the_search_file_size_limit_is_set_by_flag_and_by_file() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+// Seed 004: grep streams what it finds as output chunks while it runs (they reach an MCP client
+// as progress notifications) before its answer, bounded; the answer is complete as before.
+#[test]
+fn grep_streams_its_matches_before_its_answer() {
+    use crate::support::stdio::{StdioServe, Version};
+    use serde_json::json;
+    let dir = tempfile::tempdir().expect("dir");
+    for d in 0..20 {
+        let sub = dir.path().join(format!("d{d:02}"));
+        std::fs::create_dir(&sub).expect("dir");
+        for f in 0..100 {
+            let text = if f % 10 == 0 {
+                "hay\nneedle\n"
+            } else {
+                "hay\n"
+            };
+            std::fs::write(sub.join(format!("f{f:03}.txt")), text).expect("write");
+        }
+    }
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = StdioServe::start(dir.path(), &["--root", root]);
+    let v = Version::V2026;
+    let mut request = v.request(
+        &json!(1),
+        "tools/call",
+        json!({"name": "grep", "arguments": {"pattern": "needle", "output_mode": "count"}}),
+    );
+    request["params"]["_meta"]["progressToken"] = json!("grep-1");
+    let answer = server.ask(request);
+    assert_ne!(answer["result"]["isError"], true, "{answer}");
+    let answer_at = server
+        .lines
+        .iter()
+        .position(|l| l.contains("\"id\":1") && l.contains("\"result\""))
+        .expect("the answer");
+    let streamed: Vec<&String> = server.lines[..answer_at]
+        .iter()
+        .filter(|l| l.contains("notifications/progress") && l.contains("(1 match)"))
+        .collect();
+    assert!(
+        streamed.len() >= 10,
+        "the matches streamed before the answer: {:?}",
+        &server.lines[..answer_at.min(5)]
+    );
+    assert!(streamed[0].contains(".txt (1 match)"), "{}", streamed[0]);
+    // The answer lists the matching files itself, in order.
+    let text = answer["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.starts_with("d00/f000.txt:1\nd00/f010.txt:1\n"),
+        "{text}"
+    );
+}

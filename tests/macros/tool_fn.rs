@@ -131,6 +131,7 @@ impl Render for GrepOutput {
     toolsets(files, search),
     aliases(search_files),
     user_facing = false,
+    suppress_execution_animation,
     read_only,
     idempotent,
     timeout = "1500ms",
@@ -163,6 +164,7 @@ async fn every_key_reaches_the_spec() {
     assert_eq!(spec.toolsets, ["files", "search"]);
     assert_eq!(spec.aliases, ["search_files"]);
     assert!(!spec.user_facing);
+    assert!(spec.suppress_execution_animation);
     assert_eq!(
         spec.annotations,
         Annotations::new().read_only(true).idempotent(true)

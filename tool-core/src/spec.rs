@@ -107,6 +107,10 @@ pub struct ToolSpec {
     pub aliases: Vec<Cow<'static, str>>,
     /// Whether a UI shows this tool's activity to the user.
     pub user_facing: bool,
+    /// Whether a UI shows a call of this tool without a running animation (seed 004's
+    /// `suppressExecutionAnimation`): for a tool that answers at once, whose spinner would
+    /// only flicker. Default `false`.
+    pub suppress_execution_animation: bool,
     /// Behaviour hints.
     pub annotations: Annotations,
     /// The default deadline of one call; the runtime's default when `None`.
@@ -148,6 +152,7 @@ impl ToolSpec {
             toolsets: Vec::new(),
             aliases: Vec::new(),
             user_facing: true,
+            suppress_execution_animation: false,
             annotations: Annotations::new(),
             timeout: None,
             actions: None,
@@ -220,6 +225,13 @@ impl ToolSpec {
     /// Sets whether a UI shows the tool's activity.
     pub fn user_facing(mut self, v: bool) -> Self {
         self.user_facing = v;
+        self
+    }
+
+    /// Sets whether a UI shows a call without a running animation
+    /// ([`suppress_execution_animation`](field@Self::suppress_execution_animation)).
+    pub fn suppress_execution_animation(mut self, v: bool) -> Self {
+        self.suppress_execution_animation = v;
         self
     }
 

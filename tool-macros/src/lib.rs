@@ -174,6 +174,7 @@
 //! | `toolsets(..)` | names | the named sets the tool belongs to |
 //! | `aliases(..)` | names | old names that still resolve to the tool |
 //! | `user_facing` | flag / `= false` | whether a UI shows the tool's activity (default true) |
+//! | `suppress_execution_animation` | flag / `= false` | a UI shows calls without a running animation (seed 004; for tools that answer at once) |
 //! | `read_only` | flag | the tool changes nothing (not with `destructive` or `requires_approval`) |
 //! | `destructive` | flag | the tool may destroy or overwrite data |
 //! | `idempotent` | flag | calling again with the same arguments has no further effect |

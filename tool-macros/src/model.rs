@@ -68,6 +68,7 @@ pub(crate) struct ToolMeta {
     pub(crate) toolsets: Vec<String>,
     pub(crate) aliases: Vec<String>,
     pub(crate) user_facing: Option<bool>,
+    pub(crate) suppress_execution_animation: Option<bool>,
     pub(crate) read_only: bool,
     pub(crate) destructive: bool,
     pub(crate) idempotent: bool,

@@ -12,6 +12,7 @@ pub(crate) mod tool {
     pub(crate) const TOOLSETS: &str = "toolsets";
     pub(crate) const ALIASES: &str = "aliases";
     pub(crate) const USER_FACING: &str = "user_facing";
+    pub(crate) const SUPPRESS_EXECUTION_ANIMATION: &str = "suppress_execution_animation";
     pub(crate) const READ_ONLY: &str = "read_only";
     pub(crate) const DESTRUCTIVE: &str = "destructive";
     pub(crate) const IDEMPOTENT: &str = "idempotent";
@@ -38,6 +39,7 @@ pub(crate) mod tool {
         TOOLSETS,
         ALIASES,
         USER_FACING,
+        SUPPRESS_EXECUTION_ANIMATION,
         READ_ONLY,
         DESTRUCTIVE,
         IDEMPOTENT,

@@ -226,6 +226,9 @@ pub fn canonical(spec: &ToolSpec) -> Value {
     );
     m.insert("aliases".into(), json(serde_json::to_value(&spec.aliases)));
     m.insert("user_facing".into(), Value::Bool(spec.user_facing));
+    if spec.suppress_execution_animation {
+        m.insert("suppress_execution_animation".into(), Value::Bool(true));
+    }
     m.insert(
         "annotations".into(),
         json(serde_json::to_value(spec.annotations)),

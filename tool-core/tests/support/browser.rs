@@ -148,6 +148,7 @@ impl Cdp {
 
 pub const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('#cells article.cell')).map(c => ({
   id: c.dataset.callId, tool: c.dataset.tool, status: c.dataset.status, hidden: c.hidden,
+  quiet: c.classList.contains('quiet'),
   group: c.closest('.group').dataset.key,
   group_title: c.closest('.group').querySelector('.group-title').textContent,
   status_line: c.querySelector('.status-line').textContent,

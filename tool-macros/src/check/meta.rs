@@ -53,6 +53,7 @@ pub(crate) fn tool_meta(
         toolsets,
         aliases,
         user_facing: attrs.user_facing.map(|f| f.value),
+        suppress_execution_animation: attrs.suppress_execution_animation.map(|f| f.value),
         read_only: flag(attrs.read_only),
         destructive: flag(attrs.destructive),
         idempotent: flag(attrs.idempotent),

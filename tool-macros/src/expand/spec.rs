@@ -38,6 +38,9 @@ pub(super) fn builder(m: &ToolMeta) -> TokenStream {
     for a in &m.aliases {
         calls.push(quote!(.alias(#a)));
     }
+    if let Some(q) = m.suppress_execution_animation {
+        calls.push(quote!(.suppress_execution_animation(#q)));
+    }
     if let Some(u) = m.user_facing {
         calls.push(quote!(.user_facing(#u)));
     }

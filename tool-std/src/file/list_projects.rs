@@ -82,6 +82,8 @@ impl Tool for ListProjects {
         .toolset("file")
         .permission(Permission::ReadFiles)
         .annotations(annotations)
+        // It answers at once from the configuration: no spinner to flicker.
+        .suppress_execution_animation(true)
     }
 
     async fn call(&self, ctx: &ToolContext, _: NoArgs) -> Result<ProjectList, ToolError> {

@@ -58,6 +58,7 @@ pub(crate) fn run(
     req: Request,
     cancelled: &(dyn Fn() -> bool + Sync),
     report: matcher::Report<'_>,
+    found: matcher::Found<'_>,
     deadline: Option<Instant>,
 ) -> Result<GrepResults, ToolError> {
     let matcher = matcher::build(&req.pattern, config)?;
@@ -75,7 +76,7 @@ pub(crate) fn run(
     let stop = Stop::default();
     let until = matcher::soft_deadline(deadline);
     watched(&stop, cancelled, until, report, || {
-        let walked = walk(ws, &scope, &walk_opts, &stop)?;
+        let walked = walk(ws, &scope, &walk_opts, &stop, None)?;
         let shown_of = |i: usize| {
             ws.make(scope.path.root(), walked.files[i].rel.clone())
                 .to_string()
@@ -96,6 +97,7 @@ pub(crate) fn run(
             max_file_bytes: config.max_file_bytes,
             threads: walk_opts.threads,
             stop: &stop,
+            found,
         });
         let exact = scanned.complete && !walked.capped;
         let total_files = scanned.hits.len() as u64;

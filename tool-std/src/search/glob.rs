@@ -121,7 +121,16 @@ pub async fn glob(
     let deadline = ctx.deadline();
     blocking(move || {
         let report = super::progress(&ctx);
-        find(&ws, &config, &q, &|| ctx.is_cancelled(), &report, deadline)
+        let found = super::stream(&ctx);
+        find(
+            &ws,
+            &config,
+            &q,
+            &|| ctx.is_cancelled(),
+            &report,
+            &found,
+            deadline,
+        )
     })
     .await
 }
@@ -145,6 +154,7 @@ fn find(
     q: &GlobQuery,
     cancelled: &(dyn Fn() -> bool + Sync),
     report: matcher::Report<'_>,
+    found: matcher::Found<'_>,
     deadline: Option<std::time::Instant>,
 ) -> Result<GlobResults, ToolError> {
     let pattern = q.pattern.trim();
@@ -185,19 +195,28 @@ fn find(
         .unwrap_or(config.default_glob_results)
         .clamp(1, config.max_glob_results);
     let stop = Stop::default();
+    let root = ws.roots()[scope.path.root()].dir();
+    // A name is streamed only once its directory is checked beneath the root's handle, as
+    // the answer's names are below: a directory swapped for a link while the walk runs cannot
+    // have a name from outside the root shown.
+    let checked_found = |rel: &std::path::Path, count: u64| {
+        let dir = rel.parent().unwrap_or(std::path::Path::new(""));
+        if dir.as_os_str().is_empty() || root.symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+            found(rel, count);
+        }
+    };
     let walked = watched(
         &stop,
         cancelled,
         matcher::soft_deadline(deadline),
         report,
-        || walk(ws, &scope, &opts, &stop),
+        || walk(ws, &scope, &opts, &stop, Some(&checked_found)),
     )?;
     let mut files = walked.files;
     if q.sort == GlobSort::Modified {
         files.sort_by(|a, b| b.modified.cmp(&a.modified).then_with(|| a.rel.cmp(&b.rel)));
     }
     let total = files.len();
-    let root = ws.roots()[scope.path.root()].dir();
     // The walker reads directories by host path. Each directory of a file shown is checked
     // again beneath the root's handle (once per directory): a directory swapped for a link
     // while the walk ran cannot have a name from outside the root listed.

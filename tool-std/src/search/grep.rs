@@ -101,7 +101,16 @@ pub async fn grep(
     let deadline = ctx.deadline();
     blocking(move || {
         let report = super::progress(&ctx);
-        engine::run(&ws, &config, req, &|| ctx.is_cancelled(), &report, deadline)
+        let found = super::stream(&ctx);
+        engine::run(
+            &ws,
+            &config,
+            req,
+            &|| ctx.is_cancelled(),
+            &report,
+            &found,
+            deadline,
+        )
     })
     .await
 }

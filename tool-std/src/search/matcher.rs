@@ -108,6 +108,10 @@ fn regex_error(p: &Pattern, e: &grep_regex::Error) -> ToolError {
         .with_suggestion(suggestion)
 }
 
+/// Where a search says what it finds as it finds it (see [`stream`](super::stream)): a file,
+/// relative to its root, and its count of matches (0 for a file found by its name).
+pub(crate) type Found<'a> = &'a (dyn Fn(&std::path::Path, u64) + Sync);
+
 /// Tells every search thread to stop: set by a watchdog when the call is cancelled or its
 /// (soft) deadline passes, read by [`Stoppable`] before every search step.
 #[derive(Debug, Default)]

@@ -125,6 +125,34 @@ fn progress(ctx: &tool_core::ToolContext) -> impl Fn(u64, u64) + Sync + '_ {
     }
 }
 
+/// The most a search streams as output chunks while it runs (the answer has everything).
+pub const MAX_STREAMED_BYTES: usize = 16 * 1024;
+
+/// Streams what a search finds as it finds it, as `TOOL_OUTPUT_CHUNK` events: a line per file
+/// (`path (N matches)`, or the path alone for a file found by its name), in the order the
+/// search threads find them, at most [`MAX_STREAMED_BYTES`], then one line saying the rest is
+/// in the answer. The answer itself is ordered and complete as before.
+fn stream(ctx: &tool_core::ToolContext) -> impl Fn(&std::path::Path, u64) + Sync + '_ {
+    let sent = std::sync::atomic::AtomicUsize::new(0);
+    move |path, count| {
+        use std::sync::atomic::Ordering;
+        if sent.load(Ordering::Relaxed) > MAX_STREAMED_BYTES {
+            return;
+        }
+        let line = match count {
+            0 => format!("{}\n", path.display()),
+            1 => format!("{} (1 match)\n", path.display()),
+            n => format!("{} ({n} matches)\n", path.display()),
+        };
+        let before = sent.fetch_add(line.len(), Ordering::Relaxed);
+        if before + line.len() <= MAX_STREAMED_BYTES {
+            ctx.emit_chunk(line);
+        } else if before <= MAX_STREAMED_BYTES {
+            ctx.emit_chunk("… (more in the answer)\n");
+        }
+    }
+}
+
 /// Runs blocking search work off the async threads.
 async fn blocking<T, F>(f: F) -> Result<T, ToolError>
 where

@@ -196,6 +196,8 @@ pub(crate) struct ScanSpec<'a> {
     pub(crate) max_file_bytes: u64,
     pub(crate) threads: usize,
     pub(crate) stop: &'a Stop,
+    /// Told each file with matches as it is searched.
+    pub(crate) found: super::matcher::Found<'a>,
 }
 
 /// Searches the files (see the [module documentation](self)).
@@ -266,6 +268,9 @@ fn worker(spec: &ScanSpec<'_>, progress: &Mutex<Progress>, next: &AtomicUsize, l
                 }
                 Err(_) => Loaded::Unreadable,
             };
+        }
+        if count > 0 {
+            (spec.found)(&spec.files[i].rel, count);
         }
         // A file interrupted mid-search keeps what it counted; the scan says it is partial.
         let mut p = progress.lock().unwrap_or_else(|e| e.into_inner());

@@ -221,6 +221,7 @@ pub(crate) fn walk(
     scope: &Scope,
     opts: &WalkOptions,
     stop: &Stop,
+    found: Option<super::matcher::Found<'_>>,
 ) -> Result<Walked, ToolError> {
     if scope.is_file {
         let modified = if opts.modified {
@@ -269,6 +270,7 @@ pub(crate) fn walk(
         max_files: opts.max_files,
         modified: opts.modified,
         stop,
+        found,
     };
     b.build_parallel()
         .visit(&mut VisitorBuilder { shared: &shared });
@@ -319,6 +321,8 @@ struct Shared<'a> {
     max_files: usize,
     modified: bool,
     stop: &'a Stop,
+    /// Told each file as it is listed, when the walk's files are the answer (`glob`).
+    found: Option<super::matcher::Found<'a>>,
 }
 
 struct VisitorBuilder<'a, 's> {
@@ -364,6 +368,9 @@ impl ParallelVisitor for Visitor<'_, '_> {
         } else {
             None
         };
+        if let Some(found) = s.found {
+            found(rel, 0);
+        }
         self.found.push(Candidate {
             rel: rel.to_path_buf(),
             modified,

@@ -7,3 +7,4 @@ mod grep;
 mod literal;
 mod oracle;
 mod rules;
+mod stream;

@@ -26,6 +26,15 @@ const BATCH: usize = 256;
 /// How much of an over-long payload an event keeps as a preview.
 const PREVIEW_BYTES: usize = 2048;
 
+/// What the page shows of a tool, besides its calls.
+pub(super) struct ToolMeta {
+    pub(super) toolsets: Value,
+    pub(super) category: Value,
+    pub(super) user_facing: bool,
+    /// `suppress_execution_animation`.
+    pub(super) quiet: bool,
+}
+
 /// The runtime's events as the activity page reads them: numbered, bounded, resumable.
 ///
 /// Made by [`Activity::new`](super::Activity::new), which starts the task that fills it;
@@ -234,10 +243,13 @@ impl ActivityFeed {
     pub fn push(&self, event: &Event) {
         let mut value = serde_json::to_value(event).unwrap_or(Value::Null);
         if let Value::Object(map) = &mut value {
-            let (toolsets, category, user_facing) = self.tool_meta(&event.tool);
-            map.insert("toolsets".into(), toolsets);
-            map.insert("category".into(), category);
-            map.insert("user_facing".into(), Value::Bool(user_facing));
+            let meta = self.tool_meta(&event.tool);
+            map.insert("toolsets".into(), meta.toolsets);
+            map.insert("category".into(), meta.category);
+            map.insert("user_facing".into(), Value::Bool(meta.user_facing));
+            if meta.quiet {
+                map.insert("suppress_execution_animation".into(), Value::Bool(true));
+            }
         }
         self.append(value, Some(&event.call_id));
     }
@@ -275,15 +287,25 @@ impl ActivityFeed {
         self.inner.head.send_replace(seq);
     }
 
-    /// The toolsets, category and `user_facing` of a tool by name; an unknown tool (a refused
-    /// call) is shown, in no toolset.
-    pub(super) fn tool_meta(&self, name: &str) -> (Value, Value, bool) {
+    /// What the page shows of a tool by name; an unknown tool (a refused call) is shown, in
+    /// no toolset.
+    pub(super) fn tool_meta(&self, name: &str) -> ToolMeta {
         match self.inner.registry.as_ref().and_then(|r| r.get(name)) {
             Some(entry) => {
                 let spec = entry.spec();
-                (json!(spec.toolsets), json!(spec.category), spec.user_facing)
+                ToolMeta {
+                    toolsets: json!(spec.toolsets),
+                    category: json!(spec.category),
+                    user_facing: spec.user_facing,
+                    quiet: spec.suppress_execution_animation,
+                }
             }
-            None => (json!([]), Value::Null, true),
+            None => ToolMeta {
+                toolsets: json!([]),
+                category: Value::Null,
+                user_facing: true,
+                quiet: false,
+            },
         }
     }
 

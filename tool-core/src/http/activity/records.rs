@@ -133,13 +133,16 @@ fn number(q: &HashMap<String, String>, key: &str) -> Result<Option<usize>, Strin
         .transpose()
 }
 
-/// A record with its tool's toolsets and category.
+/// A record with its tool's toolsets and category (and whether it runs without animation).
 fn enrich(shared: &Shared, record: ActivityRecord) -> Value {
-    let (toolsets, category, _) = shared.feed.tool_meta(&record.name);
+    let meta = shared.feed.tool_meta(&record.name);
     let mut v = serde_json::to_value(record).unwrap_or(Value::Null);
     if let Value::Object(m) = &mut v {
-        m.insert("toolsets".into(), toolsets);
-        m.insert("category".into(), category);
+        m.insert("toolsets".into(), meta.toolsets);
+        m.insert("category".into(), meta.category);
+        if meta.quiet {
+            m.insert("suppress_execution_animation".into(), Value::Bool(true));
+        }
     }
     v
 }

@@ -212,6 +212,8 @@
     d.root.dataset.status = c.status;
     d.root.dataset.tool = c.name;
     d.root.classList.toggle('not-user-facing', !c.userFacing);
+    // A tool that answers at once runs without the spinner (seed 004).
+    d.root.classList.toggle('quiet', c.quiet === true);
     d.icon.textContent = c.status === 'success' ? '✓' : c.status === 'failure' ? '✗' : '';
     d.name.textContent = c.name;
     d.sets.replaceChildren(...c.toolsets.map((s) => el('span', 'set', s)));
@@ -278,6 +280,7 @@
     c.preview = r.preview || c.preview;
     if (r.status === 'in_progress') c.data = r.data || {};
     c.userFacing = r.user_facing !== false;
+    c.quiet = r.suppress_execution_animation === true;
     c.started = r.started_at_ms || c.started;
     c.finished = r.finished_at_ms || c.finished;
     c.input = r.input; c.hasInput = true;
@@ -299,6 +302,7 @@
     addTool(e.tool);
     if (e.conversation && !c.conversation) c.conversation = e.conversation;
     c.userFacing = e.user_facing !== false;
+    c.quiet = e.suppress_execution_animation === true;
     const data = e.data || {};
     switch (e.type) {
       case 'TOOL_CALL_START':
