@@ -219,3 +219,32 @@ fn grep_streams_its_matches_before_its_answer() {
         "{text}"
     );
 }
+
+// Seed 004: `file_paths`, the name models are trained on, is read as `paths`; a value under
+// both names is refused.
+#[test]
+fn read_file_takes_file_paths_as_paths() {
+    let dir = tempfile::tempdir().expect("dir");
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").expect("write");
+    let (status, out) = call(dir.path(), &[], "read_file", r#"{"file_paths": ["a.txt"]}"#);
+    assert_eq!(status, 0, "{out:#}");
+    assert_eq!(out["files"][0]["content"], "one\ntwo\n");
+    let (status, out) = call(
+        dir.path(),
+        &[],
+        "read_file",
+        r#"{"file_paths": ["a.txt"], "paths": ["a.txt"]}"#,
+    );
+    assert_eq!(status, 1);
+    assert_eq!(out["error_type"], "validation_error", "{out:#}");
+    assert!(
+        out["error"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("given twice"),
+        "{out:#}"
+    );
+    // Never in the schema: it costs no token.
+    let out = toolsmith_in(dir.path(), &["schema", "read_file"]);
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("file_paths"));
+}

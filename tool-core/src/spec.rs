@@ -107,6 +107,11 @@ pub struct ToolSpec {
     pub aliases: Vec<Cow<'static, str>>,
     /// Whether a UI shows this tool's activity to the user.
     pub user_facing: bool,
+    /// Other names a call may give a parameter under, as `(alias, parameter)`: the names
+    /// models are trained on (`file_paths` for `paths`). A call's alias is read as its
+    /// parameter before validation; an alias is never in the schema (it costs no token), and
+    /// a call giving a value under both names is refused.
+    pub arg_aliases: Vec<(Cow<'static, str>, Cow<'static, str>)>,
     /// Whether a UI shows a call of this tool without a running animation (seed 004's
     /// `suppressExecutionAnimation`): for a tool that answers at once, whose spinner would
     /// only flicker. Default `false`.
@@ -152,6 +157,7 @@ impl ToolSpec {
             toolsets: Vec::new(),
             aliases: Vec::new(),
             user_facing: true,
+            arg_aliases: Vec::new(),
             suppress_execution_animation: false,
             annotations: Annotations::new(),
             timeout: None,
@@ -225,6 +231,17 @@ impl ToolSpec {
     /// Sets whether a UI shows the tool's activity.
     pub fn user_facing(mut self, v: bool) -> Self {
         self.user_facing = v;
+        self
+    }
+
+    /// Adds `alias` as another name of the parameter `parameter` (see
+    /// [`arg_aliases`](field@Self::arg_aliases)).
+    pub fn arg_alias(
+        mut self,
+        alias: impl Into<Cow<'static, str>>,
+        parameter: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        self.arg_aliases.push((alias.into(), parameter.into()));
         self
     }
 
@@ -307,10 +324,13 @@ impl ToolSpec {
     /// the tool reads them: parsed once here (unless over the size limit, which validation
     /// refuses unread), for the action decides permissions and approval. A plain tool keeps
     /// the text for the fast decode.
-    pub(crate) fn action_of(&self, args: &Arc<Arguments>) -> (Arc<Arguments>, Option<String>) {
-        let Some(set) = &self.actions else {
-            return (args.clone(), None);
-        };
+    pub(crate) fn action_of(
+        &self,
+        args: &Arc<Arguments>,
+    ) -> Result<(Arc<Arguments>, Option<String>), ToolError> {
+        if self.actions.is_none() && self.arg_aliases.is_empty() {
+            return Ok((args.clone(), None));
+        }
         let mut arguments = args.clone();
         if let Arguments::Text(t) = &**args
             && t.len() <= MAX_ARGUMENTS_BYTES
@@ -318,13 +338,38 @@ impl ToolSpec {
         {
             arguments = Arc::new(Arguments::Value(v));
         }
+        if let Arguments::Value(Value::Object(map)) = &*arguments
+            && self
+                .arg_aliases
+                .iter()
+                .any(|(a, _)| map.contains_key(a.as_ref()))
+        {
+            let mut map = map.clone();
+            for (alias, parameter) in &self.arg_aliases {
+                let Some(value) = map.remove(alias.as_ref()) else {
+                    continue;
+                };
+                if map.contains_key(parameter.as_ref()) {
+                    return Err(ToolError::validation(format!(
+                        "`{parameter}` is given twice, also as `{alias}`; give it once"
+                    ))
+                    .with_field("parameter", parameter.as_ref())
+                    .with_field("alias", alias.as_ref()));
+                }
+                map.insert(parameter.to_string(), value);
+            }
+            arguments = Arc::new(Arguments::Value(Value::Object(map)));
+        }
+        let Some(set) = &self.actions else {
+            return Ok((arguments, None));
+        };
         let action = match &*arguments {
             Arguments::Value(v) => (v.get(set.field.as_ref()).and_then(Value::as_str))
                 .filter(|a| set.get(a).is_some())
                 .map(str::to_owned),
             Arguments::Text(_) => None,
         };
-        (arguments, action)
+        Ok((arguments, action))
     }
 
     /// Echoes the given values of the [`error_context`](field@ToolSpec::error_context)
@@ -426,6 +471,31 @@ impl ToolSpec {
                     tool: self.name.to_string(),
                     reason: format!("alias `{alias}` is listed twice"),
                 });
+            }
+        }
+        for (i, (alias, parameter)) in self.arg_aliases.iter().enumerate() {
+            let invalid = |reason: String| SpecError::Invalid {
+                tool: self.name.to_string(),
+                reason,
+            };
+            let has = |name: &str| {
+                self.input_schema
+                    .get("properties")
+                    .and_then(|p| p.get(name))
+                    .is_some()
+            };
+            if !has(parameter) {
+                return Err(invalid(format!(
+                    "argument alias `{alias}` names `{parameter}`, which is no parameter"
+                )));
+            }
+            if has(alias) {
+                return Err(invalid(format!(
+                    "argument alias `{alias}` is the name of a parameter"
+                )));
+            }
+            if self.arg_aliases[..i].iter().any(|(a, _)| a == alias) {
+                return Err(invalid(format!("argument alias `{alias}` is given twice")));
             }
         }
         if self.input_schema.get("type").and_then(Value::as_str) != Some("object") {

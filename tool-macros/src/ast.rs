@@ -6,7 +6,7 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
+use syn::{Attribute, FnArg, Ident, LitStr, Pat, ReturnType, Type};
 
 use crate::attr::{self, ActionAttrs, DefaultValue};
 use crate::ctxt::Ctxt;
@@ -24,6 +24,8 @@ pub(crate) struct Param {
     pub(crate) ty: Type,
     pub(crate) doc: String,
     pub(crate) default: Option<DefaultValue>,
+    /// Other names a call may give it under (`#[param(alias = "...")]`).
+    pub(crate) aliases: Vec<LitStr>,
 }
 
 /// One argument of a tool function or method, in declaration order.
@@ -87,6 +89,7 @@ pub(crate) fn param(cx: &Ctxt, ident: &Ident, ty: &Type, attrs: &[Attribute]) ->
         ty: ty.clone(),
         doc,
         default: pa.default,
+        aliases: pa.aliases,
     }
 }
 

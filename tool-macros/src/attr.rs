@@ -91,6 +91,8 @@ pub(crate) enum DefaultValue {
 #[derive(Default, Clone)]
 pub(crate) struct ParamAttrs {
     pub(crate) rename: Option<LitStr>,
+    /// `alias = "..."`, repeatable: other names a call may give the parameter under.
+    pub(crate) aliases: Vec<LitStr>,
     pub(crate) default: Option<DefaultValue>,
     pub(crate) description: Option<LitStr>,
 }
@@ -149,7 +151,8 @@ fn for_each_key(
             cx.error_spanned_by(ident, unknown(&format!("{what} attribute"), key, keys));
             continue;
         }
-        if seen.iter().any(|k| k == key) {
+        // `alias` may be given several times (each another name).
+        if key != symbol::param::ALIAS && seen.iter().any(|k| k == key) {
             cx.error_spanned_by(
                 ident,
                 format!("duplicate {what} attribute `{key}`; keep one"),
@@ -419,6 +422,7 @@ pub(crate) fn param_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ParamAttrs {
         let metas = attr_metas(cx, attr);
         for_each_key(cx, &metas, "param", k::ALL, |key, meta| match key {
             k::RENAME => a.rename = lit_str(cx, meta, key),
+            k::ALIAS => a.aliases.extend(lit_str(cx, meta, key)),
             k::DESCRIPTION => a.description = lit_str(cx, meta, key),
             k::DEFAULT => {
                 a.default = match meta {

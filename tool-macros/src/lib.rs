@@ -209,6 +209,7 @@
 //! | key | meaning |
 //! |---|---|
 //! | `rename = "..."` | the parameter's name in the schema |
+//! | `alias = "..."` (repeatable) | another name a call may give it under, never in the schema (a `#[tool]` function's parameters) |
 //! | `default` / `default = value` | optional, with `Default::default()` or `value.into()`; shown as the schema's `default` |
 //! | `description = "..."` | the description instead of the doc comment |
 //!

@@ -87,8 +87,9 @@ pub(crate) mod param {
     pub(crate) const RENAME: &str = "rename";
     pub(crate) const DEFAULT: &str = "default";
     pub(crate) const DESCRIPTION: &str = "description";
+    pub(crate) const ALIAS: &str = "alias";
 
-    pub(crate) const ALL: &[&str] = &[RENAME, DEFAULT, DESCRIPTION];
+    pub(crate) const ALL: &[&str] = &[RENAME, DEFAULT, DESCRIPTION, ALIAS];
 }
 
 /// Attribute names the macros read and strip.

@@ -20,6 +20,8 @@
 //! - [`shell`]: `bash`, a command run in a workspace directory in a process group of its
 //!   own, its output streamed as it runs and capped, ended as a whole on its timeout or a
 //!   cancellation, with a refused list of catastrophic commands (a seat belt, not a sandbox).
+//! - [`history`]: stored results read back into the standard outputs, to re-render a
+//!   conversation's history with each file shown once.
 //! - [`trust`]: what every family's calls go through, in one room: a command line parsed once
 //!   ([`trust::command`]), address classes and host patterns ([`trust::net`]), the
 //!   operating-system sandbox and the one way a tool starts a program ([`trust::sandbox`]),
@@ -33,6 +35,7 @@
 #![deny(missing_docs)]
 
 pub mod file;
+pub mod history;
 mod numbers;
 pub mod prompt;
 pub mod search;

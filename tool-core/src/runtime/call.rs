@@ -174,7 +174,7 @@ impl<'s> Call<'s> {
         }) else {
             return Err(registry.unknown_tool(&self.name, mode, selection, &self.arguments));
         };
-        let (arguments, action) = entry.spec().action_of(&self.arguments);
+        let (arguments, action) = entry.spec().action_of(&self.arguments)?;
         Ok(Target {
             entry: entry.clone(),
             arguments,

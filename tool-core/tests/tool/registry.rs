@@ -415,3 +415,27 @@ fn filters_by_mode_toolset_category_and_permissions() {
         Vec::<String>::new()
     );
 }
+
+#[test]
+fn argument_aliases_name_a_parameter_and_are_no_parameter_themselves() {
+    let spec = |aliases: &[(&'static str, &'static str)]| {
+        let mut s = ToolSpec::new("read", "Read.");
+        s.input_schema = std::sync::Arc::new(serde_json::json!({
+            "type": "object",
+            "properties": {"paths": {"type": "array"}, "offset": {"type": "integer"}},
+        }));
+        aliases
+            .iter()
+            .fold(s, |s, (alias, param)| s.arg_alias(*alias, *param))
+            .check()
+    };
+    assert!(spec(&[("file_paths", "paths")]).is_ok());
+    for (bad, why) in [
+        (&[("file_paths", "nope")][..], "which is no parameter"),
+        (&[("offset", "paths")][..], "is the name of a parameter"),
+        (&[("f", "paths"), ("f", "offset")][..], "is given twice"),
+    ] {
+        let e = spec(bad).expect_err(why).to_string();
+        assert!(e.contains(why), "{e}");
+    }
+}

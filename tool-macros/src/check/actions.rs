@@ -277,6 +277,13 @@ fn actions(
         let mut fields = Vec::new();
         let mut own: Vec<&str> = Vec::new();
         for p in &input.params {
+            for alias in &p.aliases {
+                cx.error_at(
+                    alias.span(),
+                    "`alias` is taken by a parameter of a #[tool] function; an action's \
+                     parameters take none (name the parameter as callers do instead)",
+                );
+            }
             if !name(cx, "parameter name", &p.name, p.name_span) {
                 continue;
             }

@@ -8,8 +8,9 @@ use super::names::name;
 /// Each parameter is a member of the call's object: a valid name, and none twice (two
 /// parameters renamed to one name would read one member).
 pub(crate) fn function<'a>(cx: &Ctxt, params: impl IntoIterator<Item = &'a Param>) {
+    let params: Vec<&Param> = params.into_iter().collect();
     let mut seen: Vec<&str> = Vec::new();
-    for p in params {
+    for p in &params {
         if !name(cx, "parameter name", &p.name, p.name_span) {
             continue;
         }
@@ -17,5 +18,27 @@ pub(crate) fn function<'a>(cx: &Ctxt, params: impl IntoIterator<Item = &'a Param
             cx.error_at(p.name_span, format!("duplicate parameter `{}`", p.name));
         }
         seen.push(&p.name);
+    }
+    // An alias is another member name of the call's object: a valid name, no parameter's,
+    // and no other alias's (the call could not say which parameter it meant).
+    let mut aliases: Vec<String> = Vec::new();
+    for p in &params {
+        for alias in &p.aliases {
+            let a = alias.value();
+            if !name(cx, "parameter alias", &a, alias.span()) {
+                continue;
+            }
+            if seen.contains(&a.as_str()) {
+                cx.error_at(
+                    alias.span(),
+                    format!(
+                        "alias `{a}` is the name of a parameter; an alias must be another name"
+                    ),
+                );
+            } else if aliases.contains(&a) {
+                cx.error_at(alias.span(), format!("duplicate alias `{a}`"));
+            }
+            aliases.push(a);
+        }
     }
 }

@@ -243,10 +243,15 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
                 params: sig.params().cloned().collect(),
             };
             let fields: Vec<Ident> = sig.params().map(|p| p.ident.clone()).collect();
+            let builder = spec::builder(m);
+            let aliases = sig.params().flat_map(|p| {
+                let name = &p.name;
+                p.aliases.iter().map(move |a| quote!(.arg_alias(#a, #name)))
+            });
             SingleInput {
                 ty: (quote!(#ident), fallback_span, quote!(#ident)),
                 defs: params::input_struct(&model),
-                spec: spec::builder(m),
+                spec: quote!(#builder #(#aliases)*),
                 decode: Decode::Strict,
                 args: call_args(krate, sig, |i| {
                     let f = &fields[i];

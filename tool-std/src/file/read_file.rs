@@ -22,7 +22,7 @@
 //! fixtures, 765 `o200k_base` tokens against 869 for an 80-line range, 3,432 against 4,210 for
 //! a 352-line file).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
 use tool_macros::tool;
 
@@ -32,7 +32,7 @@ use super::reader::{Excerpt, LineRange, ReadLimits, Stop, numbered, read_lines};
 use crate::workspace::{StampingReader, Workspace};
 
 /// One file read.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FileContent {
     /// The path as shown to the model.
     pub path: String,
@@ -55,8 +55,10 @@ pub struct FileContent {
     /// An estimate of the tokens of `content` (characters / 4).
     pub tokens: usize,
     /// What was left out and how to read on.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The resource this excerpt is, for de-duplication ([`resource_id`]); made again from
+    /// the fields above when read back from JSON.
     #[serde(skip)]
     resource: String,
     #[serde(skip)]
@@ -66,7 +68,7 @@ pub struct FileContent {
 }
 
 /// A path that could not be read.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FailedRead {
     /// The path as given.
     pub path: String,
@@ -87,6 +89,50 @@ pub struct FilesRead {
     pub files: Vec<FileContent>,
     /// The paths that failed; the others were still read.
     pub failed: Vec<FailedRead>,
+}
+
+impl FilesRead {
+    /// Reads a `files_read` answer back from its JSON (as a host stored it: the structured
+    /// result, or an activity record's `data`), with each file's resource id made again, so
+    /// that it renders as it did ([`ResourcesTracker::render_history`]).
+    ///
+    /// # Errors
+    ///
+    /// The JSON is not a `files_read` answer.
+    pub fn from_json(value: &serde_json::Value) -> Result<FilesRead, serde_json::Error> {
+        #[derive(Deserialize)]
+        struct Stored {
+            r#type: String,
+            files_read: usize,
+            files: Vec<FileContent>,
+            #[serde(default)]
+            failed: Vec<FailedRead>,
+        }
+        let stored = Stored::deserialize(value)?;
+        if stored.r#type != "files_read" {
+            return Err(serde::de::Error::custom(format!(
+                "a `{}` answer, not `files_read`",
+                stored.r#type
+            )));
+        }
+        let mut files = stored.files;
+        for f in &mut files {
+            f.resource = resource_id(&f.path, f.start_line, f.end_line, &f.content);
+        }
+        Ok(FilesRead {
+            r#type: "files_read",
+            files_read: stored.files_read,
+            files,
+            failed: stored.failed,
+        })
+    }
+}
+
+/// The resource an excerpt is: the path as shown (which names its project unless it is the
+/// first one), the lines and a hash of their text; made from the answer's own fields, so the
+/// same id comes back from stored JSON.
+fn resource_id(shown: &str, first: usize, last: usize, content: &str) -> String {
+    ResourcesTracker::file_id("", &format!("{shown}:{first}-{last}"), content)
 }
 
 impl Render for FilesRead {
@@ -224,11 +270,7 @@ fn read_one(
     };
     ws.record_seen(&opened.path, &opened.info, stamp);
     let note = note(&shown, config, &excerpt, range);
-    let resource = ResourcesTracker::file_id(
-        ws.roots()[p.root()].name(),
-        &format!("{shown}:{}-{}", excerpt.first, excerpt.last),
-        &excerpt.content,
-    );
+    let resource = resource_id(&shown, excerpt.first, excerpt.last, &excerpt.content);
     Ok(FileContent {
         path: shown,
         truncated: excerpt.stop != Stop::End || excerpt.long_lines > 0,
@@ -363,6 +405,7 @@ pub fn read_files(
 pub async fn read_file(
     ctx: &ToolContext,
     /// Each may name a line range: `path:10-20`, `path:100-`.
+    #[param(alias = "file_paths")]
     paths: Vec<String>,
     /// First line, 1-based.
     offset: Option<usize>,

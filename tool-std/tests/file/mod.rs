@@ -4,6 +4,7 @@
 mod caps;
 mod edits;
 mod escapes;
+mod history;
 mod kill;
 mod list;
 mod races;
