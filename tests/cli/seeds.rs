@@ -9,6 +9,14 @@ use serde_json::Value;
 
 use crate::support::cli::{code, json, toolsmith_in};
 
+/// Checks a call was refused as a validation error whose message holds `words`.
+fn refused_saying(status: i32, out: &Value, words: &str) {
+    assert_eq!(status, 1, "{out:#}");
+    assert_eq!(out["error_type"], "validation_error", "{out:#}");
+    let message = out["error"].as_str().unwrap_or_default();
+    assert!(message.contains(words), "{out:#}");
+}
+
 fn call(dir: &Path, extra: &[&str], tool: &str, args: &str) -> (i32, Value) {
     let root = dir.to_str().expect("utf-8");
     let mut argv = vec!["--root", root];
@@ -114,14 +122,7 @@ fn read_file_refuses_a_limit_of_0_saying_what_to_send() {
         "read_file",
         r#"{"paths": ["a.txt"], "limit": 0}"#,
     );
-    assert_eq!(status, 1);
-    assert_eq!(out["error_type"], "validation_error", "{out:#}");
-    assert!(
-        out["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("limit is 0")
-    );
+    refused_saying(status, &out, "limit is 0");
 }
 
 // Seed 003: the search tools' file size limit, by flag and in `toolsmith.toml`.
@@ -235,15 +236,7 @@ fn read_file_takes_file_paths_as_paths() {
         "read_file",
         r#"{"file_paths": ["a.txt"], "paths": ["a.txt"]}"#,
     );
-    assert_eq!(status, 1);
-    assert_eq!(out["error_type"], "validation_error", "{out:#}");
-    assert!(
-        out["error"]
-            .as_str()
-            .unwrap_or_default()
-            .contains("given twice"),
-        "{out:#}"
-    );
+    refused_saying(status, &out, "given twice");
     // Never in the schema: it costs no token.
     let out = toolsmith_in(dir.path(), &["schema", "read_file"]);
     assert!(!String::from_utf8_lossy(&out.stdout).contains("file_paths"));
