@@ -22,6 +22,7 @@ mod cli {
     mod commands;
     mod config;
     mod examples;
+    mod plan;
     mod sandbox;
     mod seeds;
     mod shell;

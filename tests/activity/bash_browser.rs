@@ -155,6 +155,29 @@ async fn the_page_shows_a_bash_call_streaming_through_toolsmith_serve() {
         "only the tool that asks for it"
     );
 
+    // A plan is shown as its checklist.
+    let (_, is_error) = call(
+        &peer,
+        "update_plan",
+        json!({"plan": [
+            {"step": "Read the test", "status": "completed"},
+            {"step": "Fix the bug", "status": "in_progress"},
+            {"step": "Run the suite", "status": "pending"},
+        ]}),
+    )
+    .await;
+    assert!(!is_error);
+    let cells = cdp
+        .wait_cells("the plan's checklist", |c| {
+            find(c, "update_plan").is_some_and(|s| s["status"] == "success")
+        })
+        .await;
+    let plan = find(&cells, "update_plan").expect("plan cell");
+    assert_eq!(
+        plan["preview"], "\u{2611} Read the test\n\u{25B6} Fix the bug\n\u{2610} Run the suite",
+        "{plan}"
+    );
+
     // A command that fails: its cell shows the exit code and the end of stderr as its error,
     // and keeps its output.
     let (failed_bash, is_error) = call(

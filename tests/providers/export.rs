@@ -98,5 +98,8 @@ fn deferred_std_tools_and_their_namespaces_are_valid_lists() {
             e["name"].as_str().unwrap()
         })
         .collect();
-    assert_eq!(namespaces, ["file", "shell", "search", "prompt", "web"]);
+    assert_eq!(
+        namespaces,
+        ["file", "shell", "search", "prompt", "plan", "web"]
+    );
 }

@@ -20,6 +20,8 @@
 //! - [`shell`]: `bash`, a command run in a workspace directory in a process group of its
 //!   own, its output streamed as it runs and capped, ended as a whole on its timeout or a
 //!   cancellation, with a refused list of catastrophic commands (a seat belt, not a sandbox).
+//! - [`plan`]: `update_plan`, the model's task list in Codex's shape, written whole on every
+//!   call (no server state).
 //! - [`history`]: stored results read back into the standard outputs, to re-render a
 //!   conversation's history with each file shown once.
 //! - [`trust`]: what every family's calls go through, in one room: a command line parsed once
@@ -37,6 +39,7 @@
 pub mod file;
 pub mod history;
 mod numbers;
+pub mod plan;
 pub mod prompt;
 pub mod search;
 pub mod shell;

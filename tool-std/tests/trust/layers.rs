@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 /// The tool families: each may use itself and the shared rooms only.
-const FAMILIES: &[&str] = &["file", "prompt", "search", "shell", "web"];
+const FAMILIES: &[&str] = &["file", "plan", "prompt", "search", "shell", "web"];
 
 /// The rooms every family may use.
 const SHARED: &[&[&str]] = &[

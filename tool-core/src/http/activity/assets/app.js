@@ -226,6 +226,15 @@
     d.statusLine.textContent = c.status !== 'in_progress' && c.statusLine ? c.statusLine : '';
     d.preview.textContent = c.status === 'success' && c.preview && c.preview !== c.statusLine
       ? c.preview : '';
+    // A plan (update_plan) is shown as its checklist.
+    const plan = c.result && c.result.type === 'plan_updated' && Array.isArray(c.result.plan)
+      ? c.result.plan : null;
+    d.preview.classList.toggle('checklist', plan !== null);
+    if (plan) {
+      const mark = { completed: '\u2611', in_progress: '\u25B6', pending: '\u2610' };
+      d.preview.textContent = plan
+        .map(s => (mark[s.status] || '\u2610') + ' ' + String(s.step)).join('\n');
+    }
     renderData(c);
     d.error.textContent = c.error ? errorText(c.error) : '';
     d.input.hidden = !c.hasInput;
