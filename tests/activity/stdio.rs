@@ -482,3 +482,40 @@ fn a_failed_command_is_recorded_with_its_exit_code_and_stderr() {
     );
     assert!(!error.contains("line 2"), "{error}");
 }
+
+// The server's own stores sit in `.toolsmith/` under the first root; that directory ignores
+// itself, so a project's `git status` never lists the stores or their write-ahead logs.
+#[test]
+fn the_servers_own_directory_is_ignored_by_git() {
+    let dir = tempfile::tempdir().expect("dir");
+    let git = |args: &[&str]| {
+        std::process::Command::new("git")
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .expect("git")
+    };
+    if git(&["init", "-q"]).status.code() != Some(0) {
+        eprintln!("skipped: git is not installed (apt-get install git)");
+        return;
+    }
+    let root = dir.path().to_str().expect("utf-8");
+    let mut server = StdioServe::start(dir.path(), &["--root", root]);
+    let v = Version::V2026;
+    let answer = server.ask(call(v, 1, "list_projects", json!({}), None));
+    assert!(answer["result"].is_object(), "{answer}");
+    assert!(server.close(Duration::from_secs(10)));
+    let ignore = dir.path().join(".toolsmith").join(".gitignore");
+    assert_eq!(
+        std::fs::read_to_string(&ignore).expect("a .gitignore"),
+        "# toolsmith's own stores\n*\n"
+    );
+    let status =
+        String::from_utf8_lossy(&git(&["status", "--porcelain", "--untracked-files=all"]).stdout)
+            .into_owned();
+    assert!(!status.contains(".toolsmith"), "{status}");
+    assert!(
+        status.contains("serve.stderr"),
+        "git sees the other files: {status}"
+    );
+}

@@ -168,6 +168,36 @@ fn serve_refuses_a_non_loopback_bind_without_a_token() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+// The flag and the variable are held to the file's rule off loopback: a short token is refused
+// before any socket opens (on loopback it is allowed, for a machine's own use).
+#[test]
+fn a_short_token_is_refused_off_loopback_by_flag_and_by_variable() {
+    for (args, env) in [
+        (vec!["serve", "--http", "0.0.0.0:0", "--token", "abc"], None),
+        (vec!["serve", "--http", "[::]:0"], Some("abc")),
+        (
+            vec!["serve", "--http", "0.0.0.0:0"],
+            Some("with spaces but long enough 123456789"),
+        ),
+    ] {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolsmith"));
+        command
+            .args(&args)
+            .env_remove("TOOLSMITH_TOKEN")
+            .stdin(Stdio::null());
+        if let Some(token) = env {
+            command.env("TOOLSMITH_TOKEN", token);
+        }
+        let out = command.output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("at least 32 characters without spaces"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn serve_http_takes_the_token_from_the_environment() {
     let dir = tempfile::tempdir().expect("dir");

@@ -221,13 +221,29 @@ pub(crate) fn activity_config(
     config
 }
 
+/// Gives the directory of `store` a `.gitignore` that ignores everything in it, when the
+/// directory is the server's own (`.toolsmith/`) and has none: its stores and their write-ahead
+/// logs never show up in `git status` of the project they sit in. Best-effort.
+pub(crate) fn ignore_own_dir(store: &Path) {
+    let Some(dir) = store.parent() else { return };
+    if dir.file_name() != Some(std::ffi::OsStr::new(".toolsmith")) {
+        return;
+    }
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        let _ = std::fs::write(&ignore, "# toolsmith's own stores\n*\n");
+    }
+}
+
 /// Opens the SQLite activity store at `path`, with the options' limits.
 pub(crate) fn open_activity_store(
     options: &GlobalOptions,
     path: &Path,
 ) -> Result<tool_core::activity::SqliteActivityStore, String> {
-    tool_core::activity::SqliteActivityStore::open(path, activity_config(options))
-        .map_err(|e| format!("{e} (--activity-store PATH or --activity-store memory)"))
+    let store = tool_core::activity::SqliteActivityStore::open(path, activity_config(options))
+        .map_err(|e| format!("{e} (--activity-store PATH or --activity-store memory)"))?;
+    ignore_own_dir(path);
+    Ok(store)
 }
 
 /// The web tool's configuration: `--searxng-url`, `--allow-host`, and the server-wide search

@@ -346,6 +346,28 @@ pub(crate) async fn serve(
         Ok(a) => a,
         Err(e) => return fail(2, &format!("--activity-addr: {e}")),
     };
+    // Off loopback the token is all that keeps strangers out: the flag and the variable
+    // are held to the file's rule.
+    let off_loopback = [addr, side]
+        .into_iter()
+        .flatten()
+        .any(|a| !a.ip().is_loopback());
+    if let Some(t) = &token
+        && off_loopback
+        && (t.chars().count() < crate::config::MIN_TOKEN_CHARS
+            || t.chars().any(char::is_whitespace))
+    {
+        return fail(
+            2,
+            &format!(
+                "the token (--token or TOOLSMITH_TOKEN) is {} characters; a server beyond \
+                 loopback needs one of at least {} characters without spaces, as \
+                 toolsmith.toml does; make one with `openssl rand -hex 32`",
+                t.chars().count(),
+                crate::config::MIN_TOKEN_CHARS
+            ),
+        );
+    }
     if side.is_some() && addr.is_some() {
         return fail(
             2,

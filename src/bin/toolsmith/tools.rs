@@ -152,6 +152,7 @@ pub(crate) async fn open_store(path: &Path) -> Result<Arc<dyn AgentStore>, Strin
     let store = SqliteAgentStore::open(path)
         .await
         .map_err(|e| format!("cannot open the agent store at {}: {e}", path.display()))?;
+    host::ignore_own_dir(path);
     Ok(Arc::new(store))
 }
 
