@@ -297,20 +297,41 @@ fn activity_follow_prints_calls_as_they_happen() {
         serde_json::from_str(&lines.recv_timeout(Duration::from_secs(10)).expect("a line"))
             .expect("JSON");
     assert_eq!(first["input"]["pattern"], "first*");
+    // Idle, nothing more is printed (it reprinted the whole store three times a second).
+    assert!(
+        lines.recv_timeout(Duration::from_millis(1500)).is_err(),
+        "an idle store prints nothing new"
+    );
     server.ask(call(v, 2, "glob", json!({"pattern": "second*"}), None));
     let until = Instant::now() + Duration::from_secs(10);
     let mut seen = Vec::new();
-    while Instant::now() < until {
+    let mut done_at = None;
+    while Instant::now() < until
+        && done_at.is_none_or(|t: Instant| t.elapsed() < Duration::from_secs(1))
+    {
         let Ok(line) = lines.recv_timeout(Duration::from_millis(200)) else {
             continue;
         };
         let r: Value = serde_json::from_str(&line).expect("JSON");
-        let done = r["status"] == "success" && r["input"]["pattern"] == "second*";
-        seen.push(r);
-        if done {
-            break;
+        if r["status"] == "success" && r["input"]["pattern"] == "second*" {
+            done_at = Some(Instant::now());
         }
+        seen.push(r);
     }
+    // The new call, once as it begins (when the follower saw it running) and once as it
+    // ends; nothing else.
+    assert!(
+        seen.iter().all(|r| r["input"]["pattern"] == "second*"),
+        "{seen:?}"
+    );
+    let statuses: Vec<&str> = seen
+        .iter()
+        .map(|r| r["status"].as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        statuses == ["success"] || statuses == ["in_progress", "success"],
+        "{statuses:?}"
+    );
     assert!(
         seen.iter()
             .any(|r| r["status"] == "success" && r["input"]["pattern"] == "second*"),

@@ -47,7 +47,7 @@ pub(crate) async fn show(
         Err(e) => return fail(1, &e),
     };
     let mut out = Printer::new(json);
-    let (_, mut cursor) = store.changed_since(u64::MAX).await;
+    let mut cursor = store.cursor().await;
     let records = store.recent(limit.max(1)).await;
     if !json && records.is_empty() && !follow {
         crate::notice(&format!("no activity recorded yet in {}", path.display()));
@@ -62,7 +62,12 @@ pub(crate) async fn show(
     if !follow {
         return ExitCode::SUCCESS;
     }
-    cursor = cursor.max(store.changed_since(cursor).await.1);
+    // Each record is printed once as it begins and once as it ends, however often it
+    // changes in between (progress, data); the ones printed above are known already.
+    let mut shown = Shown::default();
+    for record in &records {
+        shown.printed(record);
+    }
     loop {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
@@ -70,11 +75,48 @@ pub(crate) async fn show(
         }
         let (changed, next) = store.changed_since(cursor).await;
         cursor = next;
-        for record in &changed {
+        for record in changed.iter().filter(|r| shown.printed(r)) {
             if out.record(record).is_err() {
                 return ExitCode::SUCCESS;
             }
         }
+    }
+}
+
+/// The most records `--follow` remembers as begun (a record it forgot is printed again
+/// when it ends, which costs a line, not a miss).
+const MAX_REMEMBERED: usize = 10_000;
+
+/// What `--follow` has printed: the records begun and not yet ended, and those ended.
+#[derive(Default)]
+struct Shown {
+    running: std::collections::HashSet<String>,
+    ended: std::collections::VecDeque<String>,
+    ended_set: std::collections::HashSet<String>,
+}
+
+impl Shown {
+    /// Whether `r` is to be printed now (a record not seen, or one seen running that has
+    /// ended), noting that it was.
+    fn printed(&mut self, r: &ActivityRecord) -> bool {
+        if self.ended_set.contains(&r.id) {
+            return false;
+        }
+        if r.status == ActivityStatus::InProgress {
+            if self.running.len() >= MAX_REMEMBERED {
+                self.running.clear();
+            }
+            return self.running.insert(r.id.clone());
+        }
+        self.running.remove(&r.id);
+        self.ended.push_back(r.id.clone());
+        self.ended_set.insert(r.id.clone());
+        while self.ended.len() > MAX_REMEMBERED {
+            if let Some(old) = self.ended.pop_front() {
+                self.ended_set.remove(&old);
+            }
+        }
+        true
     }
 }
 

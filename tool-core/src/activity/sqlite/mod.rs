@@ -490,6 +490,19 @@ impl SqliteActivityStore {
         .unwrap_or_default()
     }
 
+    /// The number of the last write, whichever process made it: the cursor to give
+    /// [`changed_since`](Self::changed_since) to read only what comes after now.
+    pub async fn cursor(&self) -> u64 {
+        self.flush().await;
+        self.read(|conn| {
+            conn.query_row("SELECT value FROM counter WHERE id = 1", [], |r| {
+                r.get::<_, i64>(0)
+            })
+        })
+        .await
+        .map_or(0, |v| v.max(0) as u64)
+    }
+
     /// The records written since the write `cursor` (0: all kept), in the order they began,
     /// and the cursor to ask with next time: what `toolsmith activity --follow` reads,
     /// whichever process wrote them.
@@ -501,7 +514,8 @@ impl SqliteActivityStore {
         );
         self.read(move |conn| {
             let mut stmt = conn.prepare_cached(&sql)?;
-            let rows = stmt.query_map([cursor as i64], rows::record_of)?;
+            let after = i64::try_from(cursor).unwrap_or(i64::MAX);
+            let rows = stmt.query_map([after], rows::record_of)?;
             let mut next = cursor;
             let mut out = Vec::new();
             for row in rows {
