@@ -14,7 +14,7 @@ use crate::support::cli::{code, toolsmith_in};
 use crate::support::http::*;
 use crate::support::mcp::ServeProcess;
 use crate::support::stdio::{StdioServe, Version, text_of};
-use crate::support::{processes_gone, signal};
+use crate::support::{processes_gone, signal, wait_for_exit as wait_exit};
 
 /// A command that writes its shell's pid and its child's, then waits far longer than the
 /// tests do.
@@ -65,20 +65,6 @@ fn slow_record(dir: &Path) -> Value {
         .collect();
     assert_eq!(found.len(), 1, "{all:#?}");
     found[0].clone()
-}
-
-/// Waits up to `limit` for `child` to exit; its status.
-fn wait_exit(child: &mut std::process::Child, limit: Duration) -> Option<std::process::ExitStatus> {
-    let until = Instant::now() + limit;
-    loop {
-        if let Ok(Some(status)) = child.try_wait() {
-            return Some(status);
-        }
-        if Instant::now() > until {
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Checks a `tools/call` answer says the server stopped and the call may be made again.

@@ -70,3 +70,20 @@ pub fn processes_gone(pids: &[u32], limit: std::time::Duration) -> bool {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
+
+/// Waits up to `limit` for `child` to exit; its status, or `None` while it still runs.
+pub fn wait_for_exit(
+    child: &mut std::process::Child,
+    limit: std::time::Duration,
+) -> Option<std::process::ExitStatus> {
+    let until = std::time::Instant::now() + limit;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if std::time::Instant::now() < until => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => return None,
+        }
+    }
+}

@@ -188,40 +188,19 @@ impl StdioServe {
     /// Waits up to `limit` for the server to exit on its own; its status, or `None` (it is
     /// then killed).
     pub fn wait_exit(&mut self, limit: Duration) -> Option<std::process::ExitStatus> {
-        let until = Instant::now() + limit;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
-                Ok(None) if Instant::now() < until => {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return None;
-                }
-            }
+        let status = super::wait_for_exit(&mut self.child, limit);
+        if status.is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
+        status
     }
 
     /// Closes stdin and waits for the server to exit (killing it after `grace`); whether it
     /// exited by itself, with success.
     pub fn close(mut self, grace: Duration) -> bool {
         drop(self.take_stdin());
-        let until = Instant::now() + grace;
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return status.success(),
-                Ok(None) if Instant::now() < until => {
-                    std::thread::sleep(Duration::from_millis(20));
-                }
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return false;
-                }
-            }
-        }
+        self.wait_exit(grace).is_some_and(|s| s.success())
     }
 }
 

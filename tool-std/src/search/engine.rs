@@ -52,6 +52,32 @@ pub(crate) struct Request {
 }
 
 /// Runs a content search (see the [module documentation](self)).
+/// Runs `req` for a call on a blocking thread, with the call's cancellation, deadline,
+/// progress reports and streamed findings: the body of `grep` and `search`.
+pub(crate) async fn run_for(
+    ctx: &tool_core::ToolContext,
+    ws: std::sync::Arc<Workspace>,
+    config: std::sync::Arc<SearchConfig>,
+    req: Request,
+) -> Result<GrepResults, ToolError> {
+    let ctx = ctx.clone();
+    let deadline = ctx.deadline();
+    super::blocking(move || {
+        let report = super::progress(&ctx);
+        let found = super::stream(&ctx);
+        run(
+            &ws,
+            &config,
+            req,
+            &|| ctx.is_cancelled(),
+            &report,
+            &found,
+            deadline,
+        )
+    })
+    .await
+}
+
 pub(crate) fn run(
     ws: &Workspace,
     config: &SearchConfig,

@@ -4,7 +4,6 @@
 use tool_core::{ToolContext, ToolResult};
 use tool_macros::{Action, tool};
 
-use super::blocking;
 use super::config::SearchConfig;
 use super::engine::{self, Output, Request};
 use super::matcher::{Case, Pattern};
@@ -97,20 +96,5 @@ pub async fn grep(
         after: after.or(context).unwrap_or(0),
         path_matches: false,
     };
-    let ctx = ctx.clone();
-    let deadline = ctx.deadline();
-    blocking(move || {
-        let report = super::progress(&ctx);
-        let found = super::stream(&ctx);
-        engine::run(
-            &ws,
-            &config,
-            req,
-            &|| ctx.is_cancelled(),
-            &report,
-            &found,
-            deadline,
-        )
-    })
-    .await
+    engine::run_for(ctx, ws, config, req).await
 }

@@ -2,10 +2,6 @@
 //! hosts, the web tool's allow-list of non-public hosts and the rules' `web(fetch:HOST)`
 //! specifiers are written in.
 
-use std::net::IpAddr;
-
-use super::address::parse_ip_host;
-
 /// One allowed host: a name (or `*.` and a domain: any name beneath it, not the domain
 /// itself), or an address; with a port, that port only.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,11 +132,6 @@ pub fn host_of_url(url: &str) -> Option<(String, u16)> {
     })
 }
 
-/// The address a host names, when it is one (in any spelling [`parse_ip_host`] reads).
-pub fn address_of(host: &str) -> Option<IpAddr> {
-    parse_ip_host(&normalize_host(host)).map(|ip| ip.to_canonical())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,11 +165,5 @@ mod tests {
         assert_eq!(target("docs.rs/tokio").as_deref(), Some("docs.rs 443"));
         assert_eq!(target("http://x.org").as_deref(), Some("x.org 80"));
         assert_eq!(target("file:///etc/passwd"), None);
-        assert_eq!(address_of("0x7f.1"), Some(IpAddr::from([127, 0, 0, 1])));
-        assert_eq!(
-            address_of("[::ffff:127.0.0.1]"),
-            Some(IpAddr::from([127, 0, 0, 1]))
-        );
-        assert_eq!(address_of("crates.io"), None);
     }
 }

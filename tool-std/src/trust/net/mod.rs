@@ -11,6 +11,5 @@ pub use address::{
     embedded_ipv4, parse_ip_host, parse_ipv4_loose,
 };
 pub use host::{
-    HostPattern, address_of, host_and_port, host_of_url, normalize_host, parse_port,
-    split_host_port,
+    HostPattern, host_and_port, host_of_url, normalize_host, parse_port, split_host_port,
 };
