@@ -19,9 +19,12 @@ mod activity {
 /// The `toolsmith` command line and the examples, run as programs.
 mod cli {
     mod agents;
+    mod aliases;
+    mod background;
     mod commands;
     mod config;
     mod examples;
+    mod media;
     mod plan;
     mod sandbox;
     mod seeds;

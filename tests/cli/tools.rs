@@ -95,7 +95,7 @@ fn list_offers_a_toolset_without_the_excluded_tools() {
     );
     assert_eq!(
         listed(&out, "json"),
-        ["bash", "list_directory", "read_file", "web"]
+        ["bash", "list_directory", "process", "read_file", "web"]
     );
     // Exclusions alone start from every tool.
     let out = toolsmith_in(dir.path(), &["list", "--exclude-tools", "bash,web"]);

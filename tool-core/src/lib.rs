@@ -133,13 +133,15 @@ pub use events::{
 };
 pub use output::ToolOutput;
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
-pub use render::{MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines};
+pub use render::{
+    Image, MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines,
+};
 pub use runtime::{CallOptions, CallOutcome, Runtime, RuntimeBuilder, Session, SessionConfig};
 pub use schema::NoArgs;
 pub use selection::{MAX_SELECTION_NAMES, SelectedTools, SelectionError, ToolSelection};
 pub use spec::{
-    ActionSet, ActionSpec, Annotations, MAX_NAME_LEN, Mode, Permission, PermissionSet, ToolSpec,
-    validate_name,
+    ActionSet, ActionSpec, Annotations, ArgAlias, MAX_NAME_LEN, Mode, Permission, PermissionSet,
+    ToolSpec, validate_name,
 };
 pub use tool::{DynTool, Tool, ToolFuture};
 

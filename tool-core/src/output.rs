@@ -51,6 +51,7 @@ trait Erased: Send + Sync + 'static {
     fn render(&self, tracker: &mut ResourcesTracker) -> Option<String>;
     fn is_success(&self) -> bool;
     fn failure(&self) -> Option<String>;
+    fn images(&self) -> Vec<crate::render::Image>;
     fn as_any(&self) -> &dyn Any;
 }
 
@@ -79,6 +80,9 @@ impl<T: Serialize + Render + Send + Sync + 'static> Erased for T {
     }
     fn failure(&self) -> Option<String> {
         Render::failure(self)
+    }
+    fn images(&self) -> Vec<crate::render::Image> {
+        Render::images(self)
     }
     fn as_any(&self) -> &dyn Any {
         self
@@ -165,6 +169,11 @@ impl ToolOutput {
                 .or_else(|| self.status())
                 .unwrap_or_else(|| "the tool reported a failure".to_owned()),
         )
+    }
+
+    /// The images the output carries to the model ([`Render::images`]).
+    pub fn images(&self) -> Vec<crate::render::Image> {
+        self.0.output.images()
     }
 
     /// The tool's own value, if it is a `T`.

@@ -47,6 +47,62 @@ pub trait Render {
     fn failure(&self) -> Option<String> {
         None
     }
+
+    /// Images that go to the model beside the text ([`Image`]): a picture the tool read.
+    /// The text should still say what they are, for providers whose tool results carry no
+    /// images (OpenAI Chat Completions, the XML form). Default none.
+    fn images(&self) -> Vec<Image> {
+        Vec::new()
+    }
+}
+
+/// An image a tool's result carries to the model ([`Render::images`]): MCP `image` content,
+/// an Anthropic `image` block, an OpenAI Responses `input_image`, a Gemini `inlineData` part.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Image {
+    media_type: String,
+    data: std::sync::Arc<[u8]>,
+}
+
+impl Image {
+    /// An image of `media_type` (`image/png`, `image/jpeg`, `image/gif`, `image/webp`) made
+    /// of the encoded `bytes`.
+    pub fn new(media_type: impl Into<String>, bytes: impl Into<std::sync::Arc<[u8]>>) -> Image {
+        Image {
+            media_type: media_type.into(),
+            data: bytes.into(),
+        }
+    }
+
+    /// The media type.
+    pub fn media_type(&self) -> &str {
+        &self.media_type
+    }
+
+    /// The encoded bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.data
+    }
+
+    /// The bytes in standard base64, as every provider takes them.
+    pub fn base64(&self) -> String {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.encode(&self.data)
+    }
+
+    /// A `data:` URL of the image (OpenAI's `image_url`).
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.base64())
+    }
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Image")
+            .field("media_type", &self.media_type)
+            .field("bytes", &self.data.len())
+            .finish()
+    }
 }
 
 impl Render for serde_json::Value {}

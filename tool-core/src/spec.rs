@@ -1,6 +1,7 @@
 //! The static description of a tool: [`ToolSpec`] and what it is made of.
 
 mod action;
+mod alias;
 mod annotations;
 mod permission;
 
@@ -11,6 +12,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub use action::{ActionSet, ActionSpec};
+pub use alias::ArgAlias;
 pub use annotations::Annotations;
 pub use permission::{Mode, Permission, PermissionSet};
 
@@ -107,11 +109,9 @@ pub struct ToolSpec {
     pub aliases: Vec<Cow<'static, str>>,
     /// Whether a UI shows this tool's activity to the user.
     pub user_facing: bool,
-    /// Other names a call may give a parameter under, as `(alias, parameter)`: the names
-    /// models are trained on (`file_paths` for `paths`). A call's alias is read as its
-    /// parameter before validation; an alias is never in the schema (it costs no token), and
-    /// a call giving a value under both names is refused.
-    pub arg_aliases: Vec<(Cow<'static, str>, Cow<'static, str>)>,
+    /// Other names a call may give a parameter under: the names models are trained on
+    /// (`file_path` for `paths`); see [`ArgAlias`].
+    pub arg_aliases: Vec<ArgAlias>,
     /// Whether a UI shows a call of this tool without a running animation (seed 004's
     /// `suppressExecutionAnimation`): for a tool that answers at once, whose spinner would
     /// only flicker. Default `false`.
@@ -234,14 +234,24 @@ impl ToolSpec {
         self
     }
 
-    /// Adds `alias` as another name of the parameter `parameter` (see
-    /// [`arg_aliases`](field@Self::arg_aliases)).
+    /// Adds `alias` as another name of the parameter `parameter` (see [`ArgAlias`]).
     pub fn arg_alias(
         mut self,
         alias: impl Into<Cow<'static, str>>,
         parameter: impl Into<Cow<'static, str>>,
     ) -> Self {
-        self.arg_aliases.push((alias.into(), parameter.into()));
+        self.arg_aliases.push(ArgAlias::new(alias, parameter));
+        self
+    }
+
+    /// Adds `alias` as the opposite of the boolean parameter `parameter`
+    /// ([`ArgAlias::negated`]: `-i` for `case_sensitive`).
+    pub fn negated_arg_alias(
+        mut self,
+        alias: impl Into<Cow<'static, str>>,
+        parameter: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        self.arg_aliases.push(ArgAlias::negated(alias, parameter));
         self
     }
 
@@ -339,25 +349,8 @@ impl ToolSpec {
             arguments = Arc::new(Arguments::Value(v));
         }
         if let Arguments::Value(Value::Object(map)) = &*arguments
-            && self
-                .arg_aliases
-                .iter()
-                .any(|(a, _)| map.contains_key(a.as_ref()))
+            && let Some(map) = alias::apply(&self.input_schema, &self.arg_aliases, map)?
         {
-            let mut map = map.clone();
-            for (alias, parameter) in &self.arg_aliases {
-                let Some(value) = map.remove(alias.as_ref()) else {
-                    continue;
-                };
-                if map.contains_key(parameter.as_ref()) {
-                    return Err(ToolError::validation(format!(
-                        "`{parameter}` is given twice, also as `{alias}`; give it once"
-                    ))
-                    .with_field("parameter", parameter.as_ref())
-                    .with_field("alias", alias.as_ref()));
-                }
-                map.insert(parameter.to_string(), value);
-            }
             arguments = Arc::new(Arguments::Value(Value::Object(map)));
         }
         let Some(set) = &self.actions else {
@@ -473,31 +466,7 @@ impl ToolSpec {
                 });
             }
         }
-        for (i, (alias, parameter)) in self.arg_aliases.iter().enumerate() {
-            let invalid = |reason: String| SpecError::Invalid {
-                tool: self.name.to_string(),
-                reason,
-            };
-            let has = |name: &str| {
-                self.input_schema
-                    .get("properties")
-                    .and_then(|p| p.get(name))
-                    .is_some()
-            };
-            if !has(parameter) {
-                return Err(invalid(format!(
-                    "argument alias `{alias}` names `{parameter}`, which is no parameter"
-                )));
-            }
-            if has(alias) {
-                return Err(invalid(format!(
-                    "argument alias `{alias}` is the name of a parameter"
-                )));
-            }
-            if self.arg_aliases[..i].iter().any(|(a, _)| a == alias) {
-                return Err(invalid(format!("argument alias `{alias}` is given twice")));
-            }
-        }
+        alias::check(&self.name, &self.input_schema, &self.arg_aliases)?;
         if self.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(SpecError::Invalid {
                 tool: self.name.to_string(),

@@ -26,6 +26,8 @@ pub(crate) struct Param {
     pub(crate) default: Option<DefaultValue>,
     /// Other names a call may give it under (`#[param(alias = "...")]`).
     pub(crate) aliases: Vec<LitStr>,
+    /// Other names whose boolean means the opposite (`#[param(negated_alias = "...")]`).
+    pub(crate) negated_aliases: Vec<LitStr>,
 }
 
 /// One argument of a tool function or method, in declaration order.
@@ -90,6 +92,7 @@ pub(crate) fn param(cx: &Ctxt, ident: &Ident, ty: &Type, attrs: &[Attribute]) ->
         doc,
         default: pa.default,
         aliases: pa.aliases,
+        negated_aliases: pa.negated_aliases,
     }
 }
 

@@ -93,6 +93,8 @@ pub(crate) struct ParamAttrs {
     pub(crate) rename: Option<LitStr>,
     /// `alias = "..."`, repeatable: other names a call may give the parameter under.
     pub(crate) aliases: Vec<LitStr>,
+    /// `negated_alias = "..."`, repeatable: other names whose boolean means the opposite.
+    pub(crate) negated_aliases: Vec<LitStr>,
     pub(crate) default: Option<DefaultValue>,
     pub(crate) description: Option<LitStr>,
 }
@@ -151,8 +153,11 @@ fn for_each_key(
             cx.error_spanned_by(ident, unknown(&format!("{what} attribute"), key, keys));
             continue;
         }
-        // `alias` may be given several times (each another name).
-        if key != symbol::param::ALIAS && seen.iter().any(|k| k == key) {
+        // `alias` and `negated_alias` may be given several times (each another name).
+        if key != symbol::param::ALIAS
+            && key != symbol::param::NEGATED_ALIAS
+            && seen.iter().any(|k| k == key)
+        {
             cx.error_spanned_by(
                 ident,
                 format!("duplicate {what} attribute `{key}`; keep one"),
@@ -423,6 +428,7 @@ pub(crate) fn param_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ParamAttrs {
         for_each_key(cx, &metas, "param", k::ALL, |key, meta| match key {
             k::RENAME => a.rename = lit_str(cx, meta, key),
             k::ALIAS => a.aliases.extend(lit_str(cx, meta, key)),
+            k::NEGATED_ALIAS => a.negated_aliases.extend(lit_str(cx, meta, key)),
             k::DESCRIPTION => a.description = lit_str(cx, meta, key),
             k::DEFAULT => {
                 a.default = match meta {

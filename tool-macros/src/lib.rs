@@ -209,7 +209,8 @@
 //! | key | meaning |
 //! |---|---|
 //! | `rename = "..."` | the parameter's name in the schema |
-//! | `alias = "..."` (repeatable) | another name a call may give it under, never in the schema (a `#[tool]` function's parameters) |
+//! | `alias = "..."` (repeatable) | another name a call may give it under, never in the schema (a `#[tool]` function's parameters); a single value under it fills a list parameter with one item |
+//! | `negated_alias = "..."` (repeatable) | another name of a `bool` parameter whose value means the opposite (`-i` for `case_sensitive`) |
 //! | `default` / `default = value` | optional, with `Default::default()` or `value.into()`; shown as the schema's `default` |
 //! | `description = "..."` | the description instead of the doc comment |
 //!

@@ -88,8 +88,9 @@ pub(crate) mod param {
     pub(crate) const DEFAULT: &str = "default";
     pub(crate) const DESCRIPTION: &str = "description";
     pub(crate) const ALIAS: &str = "alias";
+    pub(crate) const NEGATED_ALIAS: &str = "negated_alias";
 
-    pub(crate) const ALL: &[&str] = &[RENAME, DEFAULT, DESCRIPTION, ALIAS];
+    pub(crate) const ALL: &[&str] = &[RENAME, DEFAULT, DESCRIPTION, ALIAS, NEGATED_ALIAS];
 }
 
 /// Attribute names the macros read and strip.

@@ -414,6 +414,11 @@ pub(crate) async fn serve(
         None => serve_stdio(runtime, serve_options, side, token).await,
         Some(addr) => serve_http(runtime, serve_options, addr, token, activity_page).await,
     };
+    // The background processes die with the server, each with its whole group.
+    let ended = tool_std::shell::Processes::global().end_all().await;
+    if ended > 0 {
+        notice(&format!("ended {ended} background process(es)"));
+    }
     // Everything the calls recorded reaches the file before the process ends.
     if let Some(store) = store {
         store.flush().await;

@@ -72,7 +72,7 @@ impl Served {
                 .map_err(|e| super::ServeError::Export(e.to_string()))?;
             for key in ["inputSchema", "outputSchema"] {
                 if let Some(schema) = value.get_mut(key) {
-                    strip_custom_formats(schema);
+                    crate::provider::schema::strip_custom_formats(schema);
                 }
             }
             let tool: Tool = serde_json::from_value(value).map_err(|e| {
@@ -486,7 +486,13 @@ impl ServerHandler for McpHandler {
             // context itself, so a resource is never answered with "already shown".
             let mut tracker = ResourcesTracker::new();
             let parts = McpParts::of(&outcome, &mut tracker);
-            let content = vec![ContentBlock::text(parts.text)];
+            let mut content = vec![ContentBlock::text(parts.text)];
+            content.extend(
+                parts
+                    .images
+                    .iter()
+                    .map(|i| ContentBlock::image(i.base64(), i.media_type())),
+            );
             let mut result = if parts.is_error {
                 CallToolResult::error(content)
             } else {
@@ -524,54 +530,6 @@ fn request_id(id: &NumberOrString) -> String {
             }
             text.extend(digits.iter().map(|&d| char::from(d)));
             text
-        }
-    }
-}
-
-/// The `format` values JSON Schema 2020-12 defines; clients that validate (the MCP
-/// Inspector compiles output schemas with Ajv) complain about any other.
-const STANDARD_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "duration",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uuid",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
-];
-
-/// Drops schemars' Rust-type formats (`uint32`, `double`, `int64`, ...) from a schema going
-/// out over MCP; the ranges they imply are kept as `minimum` / `maximum`. The walk is
-/// iterative, so a deep schema cannot exhaust the stack.
-fn strip_custom_formats(schema: &mut Value) {
-    let mut stack = vec![schema];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(map) => {
-                if map
-                    .get("format")
-                    .and_then(Value::as_str)
-                    .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
-                    && map.get("type").is_some_and(|t| t != "object")
-                {
-                    map.remove("format");
-                }
-                stack.extend(map.values_mut());
-            }
-            Value::Array(items) => stack.extend(items.iter_mut()),
-            _ => {}
         }
     }
 }

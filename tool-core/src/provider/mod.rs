@@ -50,7 +50,7 @@ pub mod mcp;
 pub mod openai;
 pub mod repair;
 pub mod result;
-mod schema;
+pub(crate) mod schema;
 pub mod xml;
 mod xml_parse;
 

@@ -2,6 +2,12 @@
 //!
 //! The text the model reads is [`CallOutcome::model_text`] with the conversation's
 //! [`ResourcesTracker`] (so a resource is shown once); an error is its `type: "error"` JSON.
+//! Images a result carries ([`CallOutcome::images`]) go beside the text where the provider's
+//! result can hold them: MCP `image` content, Anthropic `image` blocks, OpenAI Responses
+//! `input_image` items and Gemini `inlineData` parts of the function response. Chat
+//! Completions tool messages and the XML form carry text alone, which says what the images
+//! are.
+//!
 //! [`rejected`] and [`rejected_import`] make an outcome for a call that was refused before it
 //! ran (import problems), so every call a provider sent gets an answer in the same shape.
 
@@ -25,29 +31,59 @@ pub fn openai_message(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> 
     })
 }
 
-/// Responses API: `{"type": "function_call_output", "call_id", "output"}`.
+/// Responses API: `{"type": "function_call_output", "call_id", "output"}`; with images the
+/// output is a list of `input_text` and `input_image` items.
 pub fn responses_output(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
+    let text = outcome.model_text(tracker);
+    let images = outcome.images();
+    let output = if images.is_empty() {
+        Value::String(text)
+    } else {
+        let mut items = vec![json!({"type": "input_text", "text": text})];
+        items.extend(
+            images
+                .iter()
+                .map(|i| json!({"type": "input_image", "image_url": i.data_url()})),
+        );
+        Value::Array(items)
+    };
     json!({
         "type": "function_call_output",
         "call_id": outcome.call_id,
-        "output": outcome.model_text(tracker),
+        "output": output,
     })
 }
 
 /// Anthropic: a `{"type": "tool_result", "tool_use_id", "content", "is_error"}` block for the
-/// next user message.
+/// next user message; with images the content is a list of a `text` block and `image`
+/// blocks (`{"type": "base64", "media_type", "data"}` sources).
 pub fn anthropic_block(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
+    let text = outcome.model_text(tracker);
+    let images = outcome.images();
+    let content = if images.is_empty() {
+        Value::String(text)
+    } else {
+        let mut blocks = vec![json!({"type": "text", "text": text})];
+        blocks.extend(images.iter().map(|i| {
+            json!({
+                "type": "image",
+                "source": {"type": "base64", "media_type": i.media_type(), "data": i.base64()},
+            })
+        }));
+        Value::Array(blocks)
+    };
     json!({
         "type": "tool_result",
         "tool_use_id": outcome.call_id,
-        "content": outcome.model_text(tracker),
+        "content": content,
         "is_error": !outcome.is_success(),
     })
 }
 
 /// Gemini: a `{"functionResponse": {"id"?, "name", "response"}}` part; the response is
 /// `{"output": text}` on success and `{"error": {...}}` (the error's JSON) on failure. The id
-/// is echoed only when the model sent one.
+/// is echoed only when the model sent one. Images go as the function response's `parts`
+/// (`{"inlineData": {"mimeType", "data"}}`), Gemini's multimodal function responses.
 pub fn gemini_part(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
     let response = match &outcome.result {
         Err(e) => json!({ "error": e.to_json() }),
@@ -59,19 +95,33 @@ pub fn gemini_part(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Val
     }
     fr.insert("name".into(), Value::String(outcome.tool.clone()));
     fr.insert("response".into(), response);
+    let images = outcome.images();
+    if !images.is_empty() {
+        fr.insert(
+            "parts".into(),
+            images
+                .iter()
+                .map(|i| json!({"inlineData": {"mimeType": i.media_type(), "data": i.base64()}}))
+                .collect(),
+        );
+    }
     json!({ "functionResponse": fr })
 }
 
-/// MCP: a `CallToolResult`, `{"content": [{"type": "text", "text"}], "structuredContent"?,
-/// "isError"}`; `structuredContent` is the output's JSON when it is an object (never for
+/// MCP: a `CallToolResult`, `{"content": [{"type": "text", "text"}, {"type": "image",
+/// "data", "mimeType"}...], "structuredContent"?, "isError"}`; `structuredContent` is the output's JSON when it is an object (never for
 /// errors, nor for a [`text_output`](field@crate::ToolSpec::text_output) tool).
 pub fn mcp_result(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Value {
     let parts = McpParts::of(outcome, tracker);
     let mut out = Map::new();
-    out.insert(
-        "content".into(),
-        json!([{ "type": "text", "text": parts.text }]),
+    let mut content = vec![json!({ "type": "text", "text": parts.text })];
+    content.extend(
+        parts
+            .images
+            .iter()
+            .map(|i| json!({"type": "image", "data": i.base64(), "mimeType": i.media_type()})),
     );
+    out.insert("content".into(), Value::Array(content));
     if let Some(value) = parts.structured {
         out.insert("structuredContent".into(), value);
     }
@@ -91,6 +141,8 @@ pub struct McpParts {
     pub structured: Option<Value>,
     /// Whether the call failed.
     pub is_error: bool,
+    /// The images, as `image` content after the text.
+    pub images: Vec<crate::render::Image>,
 }
 
 impl McpParts {
@@ -106,6 +158,7 @@ impl McpParts {
             text,
             structured,
             is_error: !outcome.is_success(),
+            images: outcome.images(),
         }
     }
 }

@@ -379,15 +379,66 @@ pub(crate) fn required_in(m: &Map<String, Value>) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-/// A copy of the schema without `$schema` (for providers that refuse the keyword).
+/// A copy of the schema without `$schema` (for providers that refuse the keyword) and
+/// without schemars' Rust-type formats ([`strip_custom_formats`]).
 pub(crate) fn without_dialect(schema: &Value) -> Value {
-    match schema {
+    let mut out = match schema {
         Value::Object(m) if m.contains_key("$schema") => {
             let mut m = m.clone();
             m.remove("$schema");
             Value::Object(m)
         }
         other => other.clone(),
+    };
+    strip_custom_formats(&mut out);
+    out
+}
+
+/// The `format` values JSON Schema 2020-12 defines; clients that validate (the MCP
+/// Inspector compiles output schemas with Ajv) complain about any other.
+pub(crate) const STANDARD_FORMATS: &[&str] = &[
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+];
+
+/// Drops schemars' Rust-type formats (`uint32`, `double`, `int64`, ...) from a schema going
+/// out (MCP, Anthropic, OpenAI's non-strict form; they are no JSON Schema formats); the ranges they imply are kept as `minimum` / `maximum`. The walk is
+/// iterative, so a deep schema cannot exhaust the stack.
+pub(crate) fn strip_custom_formats(schema: &mut Value) {
+    let mut stack = vec![schema];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(map) => {
+                if map
+                    .get("format")
+                    .and_then(Value::as_str)
+                    .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+                    && map.get("type").is_some_and(|t| t != "object")
+                {
+                    map.shift_remove("format");
+                }
+                stack.extend(map.values_mut());
+            }
+            Value::Array(items) => stack.extend(items.iter_mut()),
+            _ => {}
+        }
     }
 }
 

@@ -101,6 +101,15 @@ impl CallOutcome {
         }
     }
 
+    /// The images the result carries to the model ([`Render::images`](crate::Render::images));
+    /// none for an error.
+    pub fn images(&self) -> Vec<crate::render::Image> {
+        match &self.result {
+            Ok(o) => o.images(),
+            Err(_) => Vec::new(),
+        }
+    }
+
     /// The text for the model, de-duplicating resources through `tracker`.
     pub fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
         match &self.result {

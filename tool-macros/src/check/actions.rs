@@ -277,7 +277,7 @@ fn actions(
         let mut fields = Vec::new();
         let mut own: Vec<&str> = Vec::new();
         for p in &input.params {
-            for alias in &p.aliases {
+            for alias in p.aliases.iter().chain(&p.negated_aliases) {
                 cx.error_at(
                     alias.span(),
                     "`alias` is taken by a parameter of a #[tool] function; an action's \

@@ -23,7 +23,17 @@ pub(crate) fn function<'a>(cx: &Ctxt, params: impl IntoIterator<Item = &'a Param
     // and no other alias's (the call could not say which parameter it meant).
     let mut aliases: Vec<String> = Vec::new();
     for p in &params {
-        for alias in &p.aliases {
+        if !p.negated_aliases.is_empty() && !is_bool(&p.ty) {
+            cx.error_at(
+                p.negated_aliases[0].span(),
+                format!(
+                    "`negated_alias` reads a boolean as its opposite, but `{}` is no `bool`; \
+                     use `alias` instead",
+                    p.name
+                ),
+            );
+        }
+        for alias in p.aliases.iter().chain(&p.negated_aliases) {
             let a = alias.value();
             if !name(cx, "parameter alias", &a, alias.span()) {
                 continue;
@@ -41,4 +51,25 @@ pub(crate) fn function<'a>(cx: &Ctxt, params: impl IntoIterator<Item = &'a Param
             aliases.push(a);
         }
     }
+}
+
+/// Whether a parameter's type is `bool` (an `Option<bool>` too: its alias may still be
+/// negated when given).
+fn is_bool(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    if last.ident == "bool" {
+        return true;
+    }
+    if last.ident == "Option"
+        && let syn::PathArguments::AngleBracketed(args) = &last.arguments
+        && let Some(syn::GenericArgument::Type(inner)) = args.args.first()
+    {
+        return is_bool(inner);
+    }
+    false
 }

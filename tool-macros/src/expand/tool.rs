@@ -246,7 +246,11 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
             let builder = spec::builder(m);
             let aliases = sig.params().flat_map(|p| {
                 let name = &p.name;
-                p.aliases.iter().map(move |a| quote!(.arg_alias(#a, #name)))
+                let negated = p.negated_aliases.iter();
+                p.aliases
+                    .iter()
+                    .map(move |a| quote!(.arg_alias(#a, #name)))
+                    .chain(negated.map(move |a| quote!(.negated_arg_alias(#a, #name))))
             });
             SingleInput {
                 ty: (quote!(#ident), fallback_span, quote!(#ident)),

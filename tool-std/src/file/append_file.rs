@@ -68,6 +68,7 @@ pub fn append(
 pub async fn append_file(
     ctx: &ToolContext,
     /// File (`project:path` for another project).
+    #[param(alias = "file_path")]
     path: String,
     /// Text to add (start with a newline if the file lacks a final one).
     content: String,

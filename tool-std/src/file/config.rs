@@ -62,6 +62,19 @@ pub struct FileConfig {
     pub max_files_per_delete: usize,
     /// Matches one `replace_in_file` reports line numbers for in an ambiguity error.
     pub max_reported_matches: usize,
+    /// The largest image file `read_file` reads (default 20 MiB); a larger one is refused.
+    pub max_image_file_bytes: u64,
+    /// The longest edge, in pixels, of an image sent as it is (default 1,568, the size past
+    /// which Anthropic's models scale images down themselves); a larger image is scaled down
+    /// to it.
+    pub max_image_edge: u32,
+    /// The most bytes of one image sent (default 3,750,000, which base64 makes 5 MB: the
+    /// most Anthropic's API takes); a larger image is scaled down until it fits.
+    pub max_image_send_bytes: usize,
+    /// The largest PDF `read_file` reads (default 32 MiB).
+    pub max_pdf_bytes: u64,
+    /// The most PDF pages one call reads (default 20).
+    pub max_pdf_pages: usize,
 }
 
 impl Default for FileConfig {
@@ -83,6 +96,11 @@ impl Default for FileConfig {
             max_list_scan: 100_000,
             max_files_per_delete: 100,
             max_reported_matches: 100,
+            max_image_file_bytes: 20 * 1024 * 1024,
+            max_image_edge: 1_568,
+            max_image_send_bytes: 3_750_000,
+            max_pdf_bytes: 32 * 1024 * 1024,
+            max_pdf_pages: 20,
         }
     }
 }

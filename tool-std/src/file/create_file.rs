@@ -79,6 +79,7 @@ pub fn create(
 pub async fn create_file(
     ctx: &ToolContext,
     /// File (`project:path` for another project).
+    #[param(alias = "file_path")]
     path: String,
     /// The whole content of the file.
     content: String,

@@ -148,6 +148,7 @@ pub fn delete(
 pub async fn delete_file(
     ctx: &ToolContext,
     /// Files or directories (`project:path` for another project).
+    #[param(alias = "file_path")]
     paths: Vec<String>,
     /// Delete directories with their contents.
     #[param(default)]

@@ -202,6 +202,7 @@ pub fn edit_lines_in(
 pub async fn edit_lines(
     ctx: &ToolContext,
     /// File (`project:path` for another project).
+    #[param(alias = "file_path")]
     path: String,
     /// insert, delete or replace.
     operation: LineOperation,

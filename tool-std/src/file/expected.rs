@@ -14,12 +14,12 @@ use tool_core::ToolError;
 
 use crate::workspace::{Guard, Version, Workspace, WsPath, parse_expected};
 
-/// One file's expected version (an entry of `expected_versions`).
+/// A file and its expected version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ExpectedVersion {
     /// The file.
     pub path: String,
-    /// Its version from read_file or an edit.
+    /// From read_file or an edit.
     pub version: String,
 }
 

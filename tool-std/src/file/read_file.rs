@@ -22,12 +22,16 @@
 //! fixtures, 765 `o200k_base` tokens against 869 for an 80-line range, 3,432 against 4,210 for
 //! a 352-line file).
 
+use std::io::{Read, Seek};
+
 use serde::{Deserialize, Serialize};
-use tool_core::{Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
+use tool_core::{Image, Render, ResourcesTracker, ToolContext, ToolError, ToolResult};
 use tool_macros::tool;
 
 use super::config::FileConfig;
 use super::edit::blocking;
+pub use super::media::ImageInfo;
+use super::media::{self, Media};
 use super::reader::{Excerpt, LineRange, ReadLimits, Stop, numbered, read_lines};
 use crate::workspace::{StampingReader, Workspace};
 
@@ -57,6 +61,19 @@ pub struct FileContent {
     /// What was left out and how to read on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// For an image or a PDF, its media type (`image/png`, `application/pdf`); absent for
+    /// text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// For an image, what was sent (the image itself goes beside the text).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<ImageInfo>,
+    /// For a PDF, the pages read (`"2-3"`); `content` holds their text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pages: Option<String>,
+    /// For a PDF, its number of pages.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_pages: Option<usize>,
     /// The resource this excerpt is, for de-duplication ([`resource_id`]); made again from
     /// the fields above when read back from JSON.
     #[serde(skip)]
@@ -89,6 +106,9 @@ pub struct FilesRead {
     pub files: Vec<FileContent>,
     /// The paths that failed; the others were still read.
     pub failed: Vec<FailedRead>,
+    /// The images read, sent beside the text ([`Render::images`]); not part of the JSON.
+    #[serde(skip)]
+    images: Vec<Image>,
 }
 
 impl FilesRead {
@@ -124,6 +144,7 @@ impl FilesRead {
             files_read: stored.files_read,
             files,
             failed: stored.failed,
+            images: Vec::new(),
         })
     }
 }
@@ -154,6 +175,32 @@ impl Render for FilesRead {
             out.push_str(&format!("Failed to load `{}`: {}\n", f.path, f.error));
         }
         for f in &self.files {
+            if let Some(image) = &f.image {
+                let scaled = image
+                    .scaled_from
+                    .map(|[w, h]| format!("; scaled down from {w}x{h}"))
+                    .unwrap_or_default();
+                out.push_str(&format!(
+                    ">>>>> IMAGE: {} ({}, {}x{}, {} bytes{scaled}; the image follows this text)\n",
+                    f.path,
+                    f.media_type.as_deref().unwrap_or("image"),
+                    image.width,
+                    image.height,
+                    image.bytes
+                ));
+                continue;
+            }
+            if let (Some(pages), Some(total)) = (&f.pages, f.total_pages) {
+                out.push_str(&format!(
+                    ">>>>> FILE: {} (PDF, pages {pages} of {total}, ~{} tokens)\n{}<<<<< END FILE\n",
+                    f.path, f.tokens, f.content
+                ));
+                if let Some(note) = &f.note {
+                    out.push_str(note);
+                    out.push('\n');
+                }
+                continue;
+            }
             let lines = match f.total_lines {
                 Some(total) => format!("lines {}-{} of {total}", f.start_line, f.end_line),
                 None => format!("lines {}-{}", f.start_line, f.end_line),
@@ -187,6 +234,10 @@ impl Render for FilesRead {
     fn is_success(&self) -> bool {
         self.files_read > 0 || self.failed.is_empty()
     }
+
+    fn images(&self) -> Vec<Image> {
+        self.images.clone()
+    }
 }
 
 /// A path with an optional `:A-B` line range.
@@ -217,14 +268,23 @@ fn read_one(
     ws: &Workspace,
     config: &FileConfig,
     spec: &str,
-    offset: Option<usize>,
-    limit: Option<usize>,
+    options: &ReadOptions,
     budget: usize,
-) -> Result<FileContent, ToolError> {
+) -> Result<(FileContent, Option<Image>), ToolError> {
+    let (offset, limit) = (options.offset, options.limit);
     let (path, range) = split_range(spec);
     let p = ws.resolve(path)?;
     let opened = ws.open_file(&p)?;
     let shown = p.to_string();
+    if let Some(found) = sniffed(&opened.file, &shown)? {
+        return read_media(config, opened, shown, found, options);
+    }
+    if options.pages.is_some() {
+        return Err(ToolError::validation(format!(
+            "pages is for PDF files, and `{shown}` is none; read a text file's lines with \
+             offset and limit"
+        )));
+    }
     let cap_lines = |n: usize| n.clamp(1, config.max_read_lines);
     let range = match range {
         Some((start, Some(end))) => {
@@ -271,7 +331,7 @@ fn read_one(
     ws.record_seen(&opened.path, &opened.info, stamp);
     let note = note(&shown, config, &excerpt, range);
     let resource = resource_id(&shown, excerpt.first, excerpt.last, &excerpt.content);
-    Ok(FileContent {
+    let file = FileContent {
         path: shown,
         truncated: excerpt.stop != Stop::End || excerpt.long_lines > 0,
         start_line: excerpt.first,
@@ -282,9 +342,119 @@ fn read_one(
         shown_len: excerpt.shown_len,
         content: excerpt.content,
         note,
+        media_type: None,
+        image: None,
+        pages: None,
+        total_pages: None,
         resource,
         capped: excerpt.stop == Stop::Cap,
-    })
+    };
+    Ok((file, None))
+}
+
+/// What the file's first bytes say it is, if an image or a PDF; the file is read from its
+/// start again after.
+fn sniffed(file: &std::fs::File, shown: &str) -> Result<Option<Media>, ToolError> {
+    let io = |e: std::io::Error| ToolError::system(format!("reading `{shown}` failed: {e}"));
+    let mut head = Vec::with_capacity(media::SNIFF_BYTES);
+    let mut f = file;
+    f.take(media::SNIFF_BYTES as u64)
+        .read_to_end(&mut head)
+        .map_err(io)?;
+    f.rewind().map_err(io)?;
+    Ok(media::sniff(&head))
+}
+
+/// Reads an image or a PDF ([`media`]).
+fn read_media(
+    config: &FileConfig,
+    opened: crate::workspace::OpenFile,
+    shown: String,
+    found: Media,
+    options: &ReadOptions,
+) -> Result<(FileContent, Option<Image>), ToolError> {
+    let max = match found {
+        Media::Image(_) => config.max_image_file_bytes,
+        Media::Pdf => config.max_pdf_bytes,
+    };
+    let kind = media::media_type_of(found);
+    if opened.info.len > max {
+        return Err(ToolError::user(format!(
+            "`{shown}` is a {kind} file of {} bytes; read_file reads at most {max}",
+            opened.info.len
+        ))
+        .with_field("max_bytes", max));
+    }
+    let mut bytes = Vec::new();
+    (&opened.file)
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ToolError::system(format!("reading `{shown}` failed: {e}")))?;
+    let mut file = FileContent {
+        path: shown.clone(),
+        content: String::new(),
+        start_line: 1,
+        end_line: 0,
+        total_lines: None,
+        version: None,
+        truncated: false,
+        tokens: 0,
+        note: None,
+        media_type: Some(kind.to_owned()),
+        image: None,
+        pages: None,
+        total_pages: None,
+        resource: String::new(),
+        capped: false,
+        shown_len: 0,
+    };
+    match found {
+        Media::Image(format) => {
+            if options.pages.is_some() {
+                return Err(ToolError::validation(format!(
+                    "pages is for PDF files, and `{shown}` is an image"
+                )));
+            }
+            let (info, image) = media::image(&shown, bytes, format, config)?;
+            file.image = Some(info);
+            Ok((file, Some(image)))
+        }
+        Media::Pdf => {
+            let range = options
+                .pages
+                .as_deref()
+                .map(media::parse_pages)
+                .transpose()?;
+            let read = media::pdf(&shown, &bytes, range, config)?;
+            let pages = if read.first == read.last {
+                read.first.to_string()
+            } else {
+                format!("{}-{}", read.first, read.last)
+            };
+            if read.last < read.total {
+                let next = read.last + 1;
+                let cap = if read.cut {
+                    format!(" (at most {} pages per call)", config.max_pdf_pages)
+                } else {
+                    String::new()
+                };
+                file.note = Some(format!(
+                    "Read pages {pages} of {}{cap}; read on with pages=\"{next}-{}\".",
+                    read.total,
+                    (next + config.max_pdf_pages - 1).min(read.total)
+                ));
+            }
+            file.truncated = read.last < read.total;
+            file.end_line = read.text.lines().count();
+            file.tokens = read.text.chars().count() / 4;
+            file.shown_len = read.text.len();
+            file.resource = resource_id(&shown, read.first, read.last, &read.text);
+            file.content = read.text;
+            file.pages = Some(pages);
+            file.total_pages = Some(read.total);
+            Ok((file, None))
+        }
+    }
 }
 
 /// What a read left out and the call that reads on.
@@ -323,13 +493,41 @@ fn note(shown: &str, config: &FileConfig, e: &Excerpt, range: LineRange) -> Opti
     (!notes.is_empty()).then(|| notes.join(" "))
 }
 
-/// Reads every path of a call (see the [module documentation](self)).
+/// How [`read_files_with`] reads: the tool's parameters besides the paths.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// The first line of every text file (1-based).
+    pub offset: Option<usize>,
+    /// Lines per text file.
+    pub limit: Option<usize>,
+    /// The pages of every PDF: `"3"` or `"2-5"`.
+    pub pages: Option<String>,
+}
+
+/// Reads every path of a call (see the [module documentation](self)); PDFs from their
+/// first page.
 pub fn read_files(
     ws: &Workspace,
     config: &FileConfig,
     paths: &[String],
     offset: Option<usize>,
     limit: Option<usize>,
+) -> Result<FilesRead, ToolError> {
+    let options = ReadOptions {
+        offset,
+        limit,
+        pages: None,
+    };
+    read_files_with(ws, config, paths, &options)
+}
+
+/// Reads every path of a call with all of the tool's options.
+pub fn read_files_with(
+    ws: &Workspace,
+    config: &FileConfig,
+    paths: &[String],
+    options: &ReadOptions,
 ) -> Result<FilesRead, ToolError> {
     if paths.is_empty() {
         return Err(
@@ -347,6 +545,7 @@ pub fn read_files(
     }
     let mut budget = config.max_output_chars;
     let mut files = Vec::new();
+    let mut images = Vec::new();
     let mut failed = Vec::new();
     let mut first_error = None;
     for spec in paths {
@@ -361,8 +560,9 @@ pub fn read_files(
             });
             continue;
         }
-        match read_one(ws, config, spec, offset, limit, budget) {
-            Ok(f) => {
+        match read_one(ws, config, spec, options, budget) {
+            Ok((f, image)) => {
+                images.extend(image);
                 budget = if f.capped {
                     0
                 } else {
@@ -389,13 +589,14 @@ pub fn read_files(
         files_read: files.len(),
         files,
         failed,
+        images,
     })
 }
 
 /// Read one or more text files, with line numbers.
 #[tool(
     name = "read_file",
-    description = "Read text files, numbered like `cat -n`: at most 2,000 lines of 2,000 characters per file by default; the answer says how to read on. Each file comes with its version, which edits take as expected_version.",
+    description = "Read files; text numbered like `cat -n`, by default at most 2,000 lines of 2,000 characters per file (the answer says how to read on), with a version that edits take as expected_version. Images are shown; PDFs give their text.",
     category = "file_reading",
     toolsets(file),
     permissions(read_files),
@@ -405,12 +606,14 @@ pub fn read_files(
 pub async fn read_file(
     ctx: &ToolContext,
     /// Each may name a line range: `path:10-20`, `path:100-`.
-    #[param(alias = "file_paths")]
+    #[param(alias = "file_paths", alias = "file_path")]
     paths: Vec<String>,
     /// First line, 1-based.
     offset: Option<usize>,
     /// Lines per file (default 2,000).
     limit: Option<usize>,
+    /// PDF pages, e.g. "2-3".
+    pages: Option<String>,
 ) -> ToolResult<FilesRead> {
     if limit == Some(0) {
         return Err(ToolError::validation(
@@ -422,7 +625,12 @@ pub async fn read_file(
     }
     let ws = ctx.require_service::<Workspace>()?;
     let config = FileConfig::of(ctx);
-    blocking(move || read_files(&ws, &config, &paths, offset, limit)).await
+    let options = ReadOptions {
+        offset,
+        limit,
+        pages,
+    };
+    blocking(move || read_files_with(&ws, &config, &paths, &options)).await
 }
 
 #[cfg(test)]

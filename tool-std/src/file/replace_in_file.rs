@@ -287,10 +287,13 @@ fn group_references(replace: &str, re: &regex::Regex) -> Result<String, ToolErro
 pub async fn replace_in_file(
     ctx: &ToolContext,
     /// File (`project:path` for another project).
+    #[param(alias = "file_path")]
     path: String,
     /// Literal text, or a regex if is_regex.
+    #[param(alias = "old_string")]
     find: String,
     /// The replacement text.
+    #[param(alias = "new_string")]
     replace: String,
     /// find is a regex; replace may use $1.
     #[param(default)]

@@ -62,6 +62,7 @@ pub fn update(
 pub async fn update_file(
     ctx: &ToolContext,
     /// File (`project:path` for another project).
+    #[param(alias = "file_path")]
     path: String,
     /// The whole new content.
     content: String,

@@ -49,19 +49,21 @@ pub async fn grep(
     /// File or directory (`project:path` for another project).
     #[param(default = ".")]
     path: String,
-    #[param(default)] case_sensitive: bool,
+    #[param(default, negated_alias = "-i")] case_sensitive: bool,
     #[param(default)] smart_case: bool,
     /// e.g. "tsx", "rust".
+    #[param(alias = "type")]
     file_type: Option<String>,
     /// e.g. ["*.rs", "!**/tests/**"].
     glob: Option<Vec<String>>,
     /// Default 50, at most 1000.
+    #[param(alias = "head_limit")]
     max_results: Option<usize>,
     /// Default content.
     output_mode: Option<OutputMode>,
-    before: Option<usize>,
-    after: Option<usize>,
-    context: Option<usize>,
+    #[param(alias = "-B")] before: Option<usize>,
+    #[param(alias = "-A")] after: Option<usize>,
+    #[param(alias = "-C")] context: Option<usize>,
     /// `.` still stops at line ends; use [\s\S].
     #[param(default)]
     multiline: bool,

@@ -39,6 +39,7 @@ use std::time::{Duration, Instant};
 use tool_core::{ErrorKind, ToolContext, ToolError, ToolResult};
 use tool_macros::tool;
 
+use super::background::{self, Processes};
 use super::capture::split_budget;
 use super::config::ShellConfig;
 use super::process::{self, Bounds, Ending};
@@ -67,6 +68,9 @@ pub struct BashRequest {
     pub timeout: Option<u64>,
     /// The directory, as a workspace path.
     pub working_dir: Option<String>,
+    /// Whether the command runs in the background: the call answers at once with the
+    /// process's id, which the `process` tool takes ([`background`](mod@super::background)).
+    pub run_in_background: bool,
 }
 
 impl BashRequest {
@@ -126,6 +130,9 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         deadline = deadline.min(outer.checked_sub(reserve).unwrap_or(now).max(now));
     }
     let env = config.child_env();
+    if request.run_in_background {
+        return in_background(ctx, &config, &ws, request, &line, shown_dir, cwd, env).await;
+    }
     let sandbox = Sandbox::prepare(&config.sandbox, &ws, &cwd, Some(&line)).await?;
     let launched = sandbox
         .launch(Program {
@@ -178,6 +185,8 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         r#type: "command_result",
         success: return_code == Some(0),
         status,
+        process_id: None,
+        pid: None,
         return_code,
         signal,
         output: output.text,
@@ -188,6 +197,72 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         duration_ms: u64::try_from(finished.elapsed.as_millis()).unwrap_or(u64::MAX),
         working_dir: shown_dir,
         note: (!notes.is_empty()).then(|| notes.join(" ")),
+    })
+}
+
+/// Starts the command as a background process: reserved within the limits, confined by the
+/// same entry as a foreground command, listed in the server's [`Processes`].
+#[allow(clippy::too_many_arguments)]
+async fn in_background(
+    ctx: &ToolContext,
+    config: &ShellConfig,
+    ws: &Workspace,
+    request: BashRequest,
+    line: &CommandLine,
+    shown_dir: String,
+    cwd: std::path::PathBuf,
+    env: Vec<(String, String)>,
+) -> ToolResult<CommandResult> {
+    let table = Processes::of(ctx);
+    let owner = ctx.conversation().principal.clone();
+    let reservation = table.reserve(owner, &config.background)?;
+    let sandbox = Sandbox::prepare(&config.sandbox, ws, &cwd, Some(line)).await?;
+    let launched = sandbox
+        .launch(Program {
+            path: program_path(&config.shell, &env),
+            args: vec!["-c".to_owned(), request.command.clone()],
+            cwd,
+            env,
+            stdin: true,
+        })
+        .await?;
+    let start = background::Start {
+        command: request.command,
+        working_dir: shown_dir.clone(),
+        max_line_chars: config.max_line_chars,
+        grace: config.kill_grace,
+    };
+    let job = background::start(
+        &table,
+        reservation,
+        launched,
+        sandbox,
+        start,
+        &config.background,
+    )?;
+    let note = request.timeout.map(|_| {
+        format!(
+            "timeout does not apply to a background process: it runs until it exits, is \
+             killed, or reaches this server's limit of {} s.",
+            config.background.max_lifetime.as_secs()
+        )
+    });
+    Ok(CommandResult {
+        r#type: "command_result",
+        success: true,
+        status: "background",
+        process_id: Some(job.id.clone()),
+        pid: Some(job.pid),
+        return_code: None,
+        signal: None,
+        output: String::new(),
+        error: String::new(),
+        output_lines: 0,
+        error_lines: 0,
+        omitted_lines: 0,
+        duration_ms: 0,
+        working_dir: shown_dir,
+        note,
     })
 }
 
@@ -241,9 +316,8 @@ fn shorten(text: &str, max: usize) -> String {
 #[tool(
     name = "bash",
     description = "Run a command with `bash -c` in a project directory; returns the exit code, \
-                   stdout and stderr. Timeout default 5 s, at most 60 s. Long output keeps \
-                   head and tail: filter it (grep, head, tail). Catastrophic commands (rm -rf /, \
-                   sudo, mkfs, curl|sh) are refused. Prefer the file and search tools for files.",
+                   stdout and stderr. Long output keeps head and tail: filter it (grep, head, tail). Catastrophic commands (rm -rf /, \
+                   sudo) are refused. Prefer the file and search tools for files.",
     category = "execution",
     toolsets(shell),
     permissions(execute_commands),
@@ -261,15 +335,19 @@ pub async fn bash(
     description: Option<String>,
     /// Seconds the command may run (default 5; at most 60 unless the host allows more).
     timeout: Option<u64>,
-    /// The directory to run in: a project directory (`project:dir` or a path relative to the
-    /// first project); default the first project's root.
+    /// Directory (`project:dir`, or relative to the first project); default its root.
+    #[param(alias = "workdir", alias = "directory")]
     working_dir: Option<String>,
+    /// Answer at once with an id for the process tool.
+    #[param(default)]
+    run_in_background: bool,
 ) -> ToolResult<CommandResult> {
     let request = BashRequest {
         command,
         description,
         timeout,
         working_dir,
+        run_in_background,
     };
     run(ctx, request).await.map_err(|e| {
         if e.kind() == ErrorKind::SecurityError && e.suggestion().is_none() {

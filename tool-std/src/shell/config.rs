@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use tool_core::ToolContext;
 
+use super::background::BackgroundLimits;
 use crate::trust::sandbox::SandboxConfig;
 
 /// The environment variables passed to a command by default: what tools need to find
@@ -72,6 +73,9 @@ pub struct ShellConfig {
     /// The operating-system sandbox commands run in ([`sandbox`](crate::trust::sandbox)): on by
     /// default, network off.
     pub sandbox: SandboxConfig,
+    /// The bounds of the processes `bash` starts with `run_in_background`
+    /// ([`background`](super::background)).
+    pub background: BackgroundLimits,
 }
 
 impl Default for ShellConfig {
@@ -88,6 +92,7 @@ impl Default for ShellConfig {
             env_allow: DEFAULT_ENV_ALLOW.iter().map(|s| (*s).to_owned()).collect(),
             allowed_secrets: Vec::new(),
             sandbox: SandboxConfig::default(),
+            background: BackgroundLimits::default(),
         }
     }
 }

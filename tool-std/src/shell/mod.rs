@@ -4,8 +4,9 @@
 //! | tool | does | category |
 //! |---|---|---|
 //! | `bash` | `bash -c COMMAND` in a project directory: exit code, stdout and stderr apart, streamed as it runs | execution |
+//! | `process` | the processes `bash` started with `run_in_background`: `list`, `output` since the last read, `write` to stdin, `kill` with the group | execution |
 //!
-//! `bash` is in the toolset `shell`. It is `destructive`, needs the permission
+//! `bash` and `process` are in the toolset `shell`. It is `destructive`, needs the permission
 //! `execute_commands`, and goes through the approval gate on every call by default.
 //!
 //! # Design decisions
@@ -100,6 +101,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod background;
 pub mod bash;
 mod capture;
 pub mod config;
@@ -111,6 +113,8 @@ pub use crate::trust::command::{REFUSED, Refusal, RefusedPattern};
 #[doc(no_inline)]
 pub use crate::trust::sandbox;
 pub use crate::trust::sandbox::{SandboxConfig, SandboxMode, SandboxStatus};
+pub use background::tool::{OutputRead, ProcessReport, ProcessState, ProcessTool};
+pub use background::{BackgroundLimits, Processes};
 pub use bash::{BashRequest, CommandResult};
 pub use config::ShellConfig;
 pub use result::{FAILURE_STDERR_CHARS, FAILURE_STDERR_LINES};

@@ -13,9 +13,17 @@ pub struct CommandResult {
     pub r#type: &'static str,
     /// Whether the command exited with code 0.
     pub success: bool,
-    /// `exited`, `timeout` (ended at its timeout) or `cancelled` (ended because the call was
-    /// cancelled).
+    /// `exited`, `timeout` (ended at its timeout), `cancelled` (ended because the call was
+    /// cancelled), or `background` (started with `run_in_background`, still running: see
+    /// [`process_id`](Self::process_id)).
     pub status: &'static str,
+    /// The id of the background process, which the `process` tool takes (`background`
+    /// only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub process_id: Option<String>,
+    /// The background process's pid on the server's machine (`background` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
     /// The exit code (128 + N when a signal N ended the shell); `None` on a timeout or a
     /// cancellation.
     pub return_code: Option<i32>,
@@ -53,6 +61,10 @@ impl Render for CommandResult {
         Some(match self.status {
             "timeout" => format!("Timed out after {}", seconds(self.duration_ms)),
             "cancelled" => "Cancelled".to_owned(),
+            "background" => format!(
+                "Started in the background as {}",
+                self.process_id.as_deref().unwrap_or("?")
+            ),
             _ => match self.return_code {
                 Some(code) => format!("Exit code {code} ({})", seconds(self.duration_ms)),
                 None => "Exited".to_owned(),
@@ -62,6 +74,20 @@ impl Render for CommandResult {
 
     fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
         let mut out = String::new();
+        if self.status == "background" {
+            out.push_str(&format!(
+                "Started in the background as process {} (pid {}). Read its output with \
+                 process(action=\"output\", id=\"{0}\"); write to its stdin with action \
+                 write; end it with action kill.\n",
+                self.process_id.as_deref().unwrap_or("?"),
+                self.pid.unwrap_or(0),
+            ));
+            if let Some(note) = &self.note {
+                out.push_str(note);
+                out.push('\n');
+            }
+            return Some(out);
+        }
         match self.status {
             "timeout" => out.push_str(&format!(
                 "Timed out after {}; the command and its processes were ended. Output so far:\n",
@@ -101,7 +127,7 @@ impl Render for CommandResult {
     }
 
     fn is_success(&self) -> bool {
-        self.success
+        self.success || self.status == "background"
     }
 
     /// The record's `error`: how it ended, and the end of stderr (at most

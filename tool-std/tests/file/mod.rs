@@ -7,6 +7,7 @@ mod escapes;
 mod history;
 mod kill;
 mod list;
+mod media;
 mod races;
 mod read;
 mod record;
