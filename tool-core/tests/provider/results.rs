@@ -229,3 +229,65 @@ async fn a_text_output_tool_is_answered_with_text_alone() {
         .unwrap_err();
     assert!(err.to_string().contains("text_output"), "{err}");
 }
+
+/// An output that carries an image beside its text.
+#[derive(serde::Serialize)]
+struct Shot;
+
+impl tool_core::Render for Shot {
+    fn render(&self, _: &mut ResourcesTracker) -> Option<String> {
+        Some("IMAGE: shot.png".to_owned())
+    }
+    fn images(&self) -> Vec<tool_core::Image> {
+        vec![tool_core::Image::new("image/png", b"PNG!".to_vec())]
+    }
+}
+
+#[tokio::test]
+async fn images_go_beside_the_text_where_the_provider_carries_them() {
+    let s = session(fixtures::fixture_registry());
+    let mut ok = s
+        .call(ToolCall::new(
+            "call_1",
+            "read_file",
+            r#"{"paths": ["a.rs"]}"#,
+        ))
+        .await;
+    ok.result = Ok(tool_core::ToolOutput::new(Shot));
+    let data = "UE5HIQ==";
+    let mut t = ResourcesTracker::new();
+    assert_eq!(
+        result::anthropic_block(&ok, &mut t),
+        json!({"type": "tool_result", "tool_use_id": "call_1", "is_error": false, "content": [
+            {"type": "text", "text": "IMAGE: shot.png"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}},
+        ]})
+    );
+    assert_eq!(
+        result::responses_output(&ok, &mut t),
+        json!({"type": "function_call_output", "call_id": "call_1", "output": [
+            {"type": "input_text", "text": "IMAGE: shot.png"},
+            {"type": "input_image", "image_url": format!("data:image/png;base64,{data}")},
+        ]})
+    );
+    assert_eq!(
+        result::gemini_part(&ok, &mut t),
+        json!({"functionResponse": {"id": "call_1", "name": "read_file",
+            "response": {"output": "IMAGE: shot.png"},
+            "parts": [{"inlineData": {"mimeType": "image/png", "data": data}}]}})
+    );
+    assert_eq!(
+        result::mcp_result(&ok, &mut t)["content"],
+        json!([{"type": "text", "text": "IMAGE: shot.png"},
+               {"type": "image", "data": data, "mimeType": "image/png"}])
+    );
+    // Chat Completions and the XML form carry the text alone, which says what the image is.
+    assert_eq!(
+        result::openai_message(&ok, &mut t)["content"],
+        json!("IMAGE: shot.png")
+    );
+    assert_eq!(
+        result::xml_result(&ok, &mut t),
+        "<tool_result tool=\"read_file\">IMAGE: shot.png</tool_result>"
+    );
+}

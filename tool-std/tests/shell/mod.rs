@@ -1,6 +1,7 @@
 //! The `bash` tool: running commands, streamed and capped output, refused commands, the
 //! environment, ending process groups, and bounded memory.
 
+mod background;
 mod env;
 mod kill;
 mod memory;

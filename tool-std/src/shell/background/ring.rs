@@ -54,6 +54,18 @@ impl Ring {
                 self.start += old.len() as u64;
             }
         }
+        // One piece larger than the whole ring keeps its end.
+        if self.kept > self.capacity
+            && let Some(only) = self.lines.front_mut()
+        {
+            let mut cut = self.kept - self.capacity;
+            while !only.is_char_boundary(cut) {
+                cut += 1;
+            }
+            only.drain(..cut);
+            self.kept -= cut;
+            self.start += cut as u64;
+        }
     }
 
     /// At most `limit` bytes from `offset` (cut at character boundaries).
@@ -123,6 +135,10 @@ mod tests {
         assert_eq!(r.end(), 14);
         assert_eq!(r.read(14, 100).text, "");
         assert_eq!(r.read(99, 100).from, 14);
+        // A piece larger than the ring keeps its end.
+        r.push("0123456789abcdef\n".into());
+        let s = r.read(0, 100);
+        assert_eq!((s.text.as_str(), s.from, r.end()), ("789abcdef\n", 21, 31));
     }
 
     #[test]
