@@ -60,23 +60,18 @@ fn property<'a>(schema: &'a Value, name: &str) -> Option<&'a Value> {
     schema.get("properties").and_then(|p| p.get(name))
 }
 
-/// Whether a parameter's schema says its value is a list (`"type": "array"`, alone or with
-/// `null`).
-fn is_array(schema: &Value) -> bool {
+/// Whether a parameter's schema admits values of JSON type `ty` (`"type": ty`, or `ty` in a
+/// list of types, as beside `null`).
+fn admits(schema: &Value, ty: &str) -> bool {
     match schema.get("type") {
-        Some(Value::String(t)) => t == "array",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "array"),
+        Some(Value::String(t)) => t == ty,
+        Some(Value::Array(types)) => types.iter().any(|t| t == ty),
         _ => false,
     }
 }
 
-/// Whether a parameter's schema says its value is a boolean.
-fn is_boolean(schema: &Value) -> bool {
-    match schema.get("type") {
-        Some(Value::String(t)) => t == "boolean",
-        Some(Value::Array(types)) => types.iter().any(|t| t == "boolean"),
-        _ => false,
-    }
+fn is_array(schema: &Value) -> bool {
+    admits(schema, "array")
 }
 
 /// Checks `aliases` against the tool's input schema: each names a parameter, is none itself,
@@ -101,7 +96,7 @@ pub(super) fn check(tool: &str, schema: &Value, aliases: &[ArgAlias]) -> Result<
         if aliases[..i].iter().any(|b| b.alias == *alias) {
             return Err(invalid(format!("argument alias `{alias}` is given twice")));
         }
-        if a.negated && !is_boolean(target) {
+        if a.negated && !admits(target, "boolean") {
             return Err(invalid(format!(
                 "argument alias `{alias}` is negated, but `{parameter}` is no boolean"
             )));

@@ -74,14 +74,7 @@ pub(crate) fn image(
         ToolError::user(format!("`{shown}` could not be read as an image: {e}"))
             .with_suggestion("The file may be damaged or not what its first bytes say.")
     };
-    let reader = |bytes: &[u8]| {
-        let mut r = ImageReader::with_format(Cursor::new(bytes.to_vec()), format);
-        let mut limits = Limits::default();
-        limits.max_alloc = Some(MAX_DECODE_ALLOC);
-        r.limits(limits);
-        r
-    };
-    let (width, height) = reader(&bytes).into_dimensions().map_err(fail)?;
+    let (width, height) = reader(&bytes, format).into_dimensions().map_err(fail)?;
     let edge = config.max_image_edge.max(1);
     if width.max(height) <= edge && bytes.len() <= config.max_image_send_bytes {
         let info = ImageInfo {
@@ -92,28 +85,23 @@ pub(crate) fn image(
         };
         return Ok((info, Image::new(media_type(format), bytes)));
     }
-    let decoded = reader(&bytes).decode().map_err(fail)?;
-    // Scaled to fit the edge, or by half again while the encoding is still too large.
+    let decoded = reader(&bytes, format).decode().map_err(fail)?;
+    let out_format = if format == ImageFormat::Jpeg {
+        ImageFormat::Jpeg
+    } else {
+        ImageFormat::Png
+    };
+    // Scaled to fit the edge, then by half again while the encoding is still too large.
     let mut fit = edge.min(width.max(height));
     loop {
-        let scaled = decoded.resize(fit, fit, image::imageops::FilterType::Triangle);
-        let out_format = if format == ImageFormat::Jpeg {
-            ImageFormat::Jpeg
-        } else {
-            ImageFormat::Png
-        };
+        let mut scaled = decoded.resize(fit, fit, image::imageops::FilterType::Triangle);
+        if out_format == ImageFormat::Jpeg {
+            scaled = image::DynamicImage::ImageRgb8(scaled.to_rgb8());
+        }
         let mut encoded = Cursor::new(Vec::new());
-        let scaled = if out_format == ImageFormat::Jpeg {
-            image::DynamicImage::ImageRgb8(scaled.to_rgb8())
-        } else {
-            scaled
-        };
         scaled.write_to(&mut encoded, out_format).map_err(fail)?;
         let encoded = encoded.into_inner();
-        if encoded.len() <= config.max_image_send_bytes || fit <= 64 {
-            if encoded.len() > config.max_image_send_bytes {
-                break;
-            }
+        if encoded.len() <= config.max_image_send_bytes {
             let info = ImageInfo {
                 width: scaled.width(),
                 height: scaled.height(),
@@ -122,12 +110,24 @@ pub(crate) fn image(
             };
             return Ok((info, Image::new(media_type(out_format), encoded)));
         }
+        if fit <= 64 {
+            return Err(ToolError::user(format!(
+                "`{shown}` ({width}x{height}) could not be made small enough to send ({} \
+                 bytes at most)",
+                config.max_image_send_bytes
+            )));
+        }
         fit /= 2;
     }
-    Err(ToolError::user(format!(
-        "`{shown}` ({width}x{height}) could not be made small enough to send ({} bytes at most)",
-        config.max_image_send_bytes
-    )))
+}
+
+/// A decoder reading `bytes` in place, its memory bounded.
+fn reader(bytes: &[u8], format: ImageFormat) -> ImageReader<Cursor<&[u8]>> {
+    let mut r = ImageReader::with_format(Cursor::new(bytes), format);
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(MAX_DECODE_ALLOC);
+    r.limits(limits);
+    r
 }
 
 fn media_type(format: ImageFormat) -> &'static str {

@@ -45,7 +45,7 @@ use super::config::ShellConfig;
 use super::process::{self, Bounds, Ending};
 pub use super::result::CommandResult;
 use crate::trust::command::CommandLine;
-use crate::trust::sandbox::{Program, Sandbox, program_path};
+use crate::trust::sandbox::{Launched, Program, Sandbox, program_path};
 use crate::workspace::{EntryKind, Workspace};
 
 /// Time kept between the tool's own deadline and the runtime's, to end the group and answer.
@@ -130,9 +130,13 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
         deadline = deadline.min(outer.checked_sub(reserve).unwrap_or(now).max(now));
     }
     let env = config.child_env();
-    if request.run_in_background {
-        return in_background(ctx, &config, &ws, request, &line, shown_dir, cwd, env).await;
-    }
+    // A background process takes its place within the limits before anything is set up.
+    let reservation = if request.run_in_background {
+        let owner = ctx.conversation().principal.clone();
+        Some(Processes::of(ctx).reserve(owner, &config.background)?)
+    } else {
+        None
+    };
     let sandbox = Sandbox::prepare(&config.sandbox, &ws, &cwd, Some(&line)).await?;
     let launched = sandbox
         .launch(Program {
@@ -140,9 +144,20 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
             args: vec!["-c".to_owned(), request.command.clone()],
             cwd,
             env,
-            stdin: false,
+            stdin: request.run_in_background,
         })
         .await?;
+    if let Some(reservation) = reservation {
+        return in_background(
+            ctx,
+            &config,
+            request,
+            shown_dir,
+            reservation,
+            launched,
+            sandbox,
+        );
+    }
     let bounds = Bounds {
         deadline,
         grace: config.kill_grace,
@@ -200,32 +215,18 @@ pub async fn run(ctx: &ToolContext, request: BashRequest) -> ToolResult<CommandR
     })
 }
 
-/// Starts the command as a background process: reserved within the limits, confined by the
-/// same entry as a foreground command, listed in the server's [`Processes`].
-#[allow(clippy::too_many_arguments)]
-async fn in_background(
+/// Lists the launched command as a background process in the server's [`Processes`] (its
+/// place reserved before it was started) and answers with its id.
+fn in_background(
     ctx: &ToolContext,
     config: &ShellConfig,
-    ws: &Workspace,
     request: BashRequest,
-    line: &CommandLine,
     shown_dir: String,
-    cwd: std::path::PathBuf,
-    env: Vec<(String, String)>,
+    reservation: background::Reservation,
+    launched: Launched,
+    sandbox: Sandbox,
 ) -> ToolResult<CommandResult> {
     let table = Processes::of(ctx);
-    let owner = ctx.conversation().principal.clone();
-    let reservation = table.reserve(owner, &config.background)?;
-    let sandbox = Sandbox::prepare(&config.sandbox, ws, &cwd, Some(line)).await?;
-    let launched = sandbox
-        .launch(Program {
-            path: program_path(&config.shell, &env),
-            args: vec!["-c".to_owned(), request.command.clone()],
-            cwd,
-            env,
-            stdin: true,
-        })
-        .await?;
     let start = background::Start {
         command: request.command,
         working_dir: shown_dir.clone(),

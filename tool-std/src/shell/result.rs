@@ -158,7 +158,8 @@ pub const FAILURE_STDERR_LINES: usize = 5;
 /// The most characters of stderr a failed command's record `error` keeps.
 pub const FAILURE_STDERR_CHARS: usize = 500;
 
-fn seconds(ms: u64) -> String {
+/// A duration for people: `1.5 s` under ten seconds, `42 s` from there.
+pub(crate) fn seconds(ms: u64) -> String {
     if ms < 10_000 {
         format!("{:.1} s", ms as f64 / 1000.0)
     } else {

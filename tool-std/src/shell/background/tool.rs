@@ -23,6 +23,7 @@ use tool_macros::tool;
 
 use super::{Exit, Job, Processes, Read};
 use crate::shell::ShellConfig;
+use crate::shell::result::seconds;
 
 /// How long `write` waits for the process's answer before it returns.
 pub const WRITE_WAIT: Duration = Duration::from_millis(500);
@@ -121,14 +122,6 @@ impl ProcessState {
             ("lifetime", _) => format!("ended at the server's maximum lifetime, after {ran}"),
             (status, _) => format!("{status} after {ran}"),
         }
-    }
-}
-
-fn seconds(ms: u64) -> String {
-    if ms < 10_000 {
-        format!("{:.1} s", ms as f64 / 1000.0)
-    } else {
-        format!("{} s", ms / 1000)
     }
 }
 
