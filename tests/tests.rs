@@ -53,11 +53,13 @@ mod mcp {
     mod approval_replicas;
     mod clients;
     mod frames;
+    #[cfg(unix)]
     mod fuzz;
     mod guarded;
     mod identity;
     mod listing;
     mod memory;
+    #[cfg(unix)]
     mod principals;
     mod replicas;
     mod selection;

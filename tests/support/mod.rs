@@ -15,6 +15,7 @@ pub mod cli;
 #[cfg(feature = "std")]
 #[path = "../../tool-core/tests/fixtures/mod.rs"]
 pub mod fixtures;
+#[cfg(unix)]
 pub mod fuzz;
 pub mod http;
 pub mod macros;

@@ -80,10 +80,12 @@ fn via_bash_c() {
 /// around it.
 fn via_tokio(rt: &tokio::runtime::Runtime, bash: &std::path::Path) {
     let out = rt.block_on(async {
-        tokio::process::Command::new(bash)
+        let mut command = tokio::process::Command::new(bash);
+        #[cfg(unix)]
+        command.process_group(0);
+        command
             .args(["-c", "true"])
             .stdin(Stdio::null())
-            .process_group(0)
             .current_dir(std::env::temp_dir())
             .env_clear()
             .env("PATH", std::env::var_os("PATH").unwrap_or_default())

@@ -4,7 +4,6 @@
 //! directory that cannot be written, a size limit too small), each a clear error at open or
 //! a counted drop, never a failed call.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -270,9 +269,11 @@ async fn a_damaged_database_is_a_clear_error() {
     assert!(err.to_string().contains("is damaged"), "{err}");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_directory_that_cannot_be_written_is_a_clear_error() {
     use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
     let dir = tempfile::tempdir().unwrap();
     // Whoever runs the test: a directory no process may create files in (sysfs), and a
     // "directory" that is a file.

@@ -8,14 +8,13 @@ use std::pin::Pin;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
-use rustix::process::Signal;
 use tokio::io::{AsyncRead, AsyncReadExt};
 use tokio::process::{Child, ChildStderr, ChildStdout};
 use tokio::time::Sleep;
 use tokio_util::sync::CancellationToken;
 
 use super::capture::{Capture, LineSplitter};
-use crate::trust::sandbox::{Group, Guarded, Launched};
+use crate::trust::sandbox::{Group, Guarded, Launched, Stop};
 
 /// Bytes read from a pipe at once.
 const READ_BUF: usize = 16 * 1024;
@@ -78,12 +77,11 @@ impl Finished {
     /// How it ended as `bash` reports it: `exited`, `timeout` or `cancelled`; the exit code
     /// (128 + N when a signal N ended the shell); the signal.
     pub(crate) fn status_fields(&self) -> (&'static str, Option<i32>, Option<i32>) {
-        use std::os::unix::process::ExitStatusExt;
         match self.ending {
             Ending::Timeout => ("timeout", None, None),
             Ending::Cancelled => ("cancelled", None, None),
             Ending::Exited => {
-                let signal = self.status.and_then(|s| s.signal());
+                let signal = self.status.and_then(exit_signal);
                 let code = self
                     .status
                     .and_then(|s| s.code())
@@ -113,6 +111,19 @@ impl Finished {
             );
         }
         notes
+    }
+}
+
+/// The signal that ended a process (Unix's; none elsewhere).
+fn exit_signal(status: ExitStatus) -> Option<i32> {
+    #[cfg(unix)]
+    {
+        std::os::unix::process::ExitStatusExt::signal(&status)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
     }
 }
 
@@ -171,7 +182,7 @@ pub(crate) async fn run(
     // Then whatever is left of the group is ended: the command itself on a timeout or a
     // cancellation, the children it left running when it exited. TERM first, KILL after
     // the grace; the pipes are read to their end meanwhile.
-    let mut alive = group.signal(Signal::TERM);
+    let mut alive = group.signal(Stop::Term);
     let leftovers = alive && ending == Ending::Exited;
     let grace_end = Instant::now() + spec.grace;
     let mut killed = false;
@@ -195,7 +206,7 @@ pub(crate) async fn run(
             .await?;
     }
     if alive || io.status.is_none() || !io.closed() {
-        killed = group.signal(Signal::KILL);
+        killed = group.signal(Stop::Kill);
         let kill_end = Instant::now() + AFTER_KILL;
         while (io.status.is_none() || !io.closed()) && Instant::now() < kill_end {
             io.step(&mut child, &mut timer, kill_end, None, &mut on_chunk)
@@ -374,7 +385,7 @@ impl Drop for GroupGuard {
         let Some(group) = self.group.take() else {
             return;
         };
-        if !group.signal(Signal::TERM) {
+        if !group.signal(Stop::Term) {
             return;
         }
         let grace = self.grace;
@@ -392,7 +403,7 @@ impl Drop for GroupGuard {
                     }
                     std::thread::sleep(GROUP_POLL);
                 }
-                group.signal(Signal::KILL);
+                group.signal(Stop::Kill);
             });
     }
 }

@@ -70,7 +70,6 @@ pub struct EntryInfo {
 
 impl EntryInfo {
     pub(crate) fn from_metadata(m: &Metadata) -> EntryInfo {
-        use cap_std::fs::MetadataExt;
         let ft = m.file_type();
         let kind = if ft.is_symlink() {
             EntryKind::Symlink
@@ -85,8 +84,8 @@ impl EntryInfo {
             kind,
             len: m.len(),
             modified: m.modified().ok().map(|t| t.into_std()),
-            mode: m.mode() & 0o7777,
-            ino: m.ino(),
+            mode: super::modes::mode_of(m),
+            ino: super::modes::identity_of(m),
         }
     }
 

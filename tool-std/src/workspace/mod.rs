@@ -55,11 +55,15 @@
 
 mod access;
 mod error;
+pub(crate) mod modes;
 mod path;
 mod sweep;
 pub(crate) mod temp;
 mod tracking;
 mod version;
+// The Windows path rules: applied on Windows, tested everywhere.
+#[cfg_attr(not(windows), allow(dead_code))]
+mod windows;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -77,6 +81,12 @@ pub use tracking::{Guard, MAX_TRACKED_FILES};
 pub use version::{Stamp, VERSION_DIGITS, Version};
 pub(crate) use version::{StampingReader, stamp_within};
 pub use write::{Existence, WriteOptions, WriteOutcome};
+
+/// Whether file names are compared without regard to case, as the file systems of Windows and
+/// macOS compare them by default: the protected patterns and the rules' path globs then match
+/// `.ENV` as they match `.env` (on a case-sensitive volume of macOS that is stricter than it
+/// needs to be, never looser).
+pub const CASE_INSENSITIVE_NAMES: bool = cfg!(any(windows, target_os = "macos"));
 
 /// The protected patterns when the host names none.
 pub const DEFAULT_PROTECTED: &[&str] = &[".git/**", ".env", ".env.*"];
@@ -229,6 +239,7 @@ impl WorkspaceBuilder {
             for variant in variants {
                 let glob = globset::GlobBuilder::new(&variant)
                     .literal_separator(true)
+                    .case_insensitive(CASE_INSENSITIVE_NAMES)
                     .build()
                     .map_err(|e| WorkspaceError::BadPattern {
                         pattern: pattern.clone(),

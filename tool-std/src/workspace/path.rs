@@ -117,7 +117,13 @@ fn push_normalized(rel: &mut PathBuf, text: &str, original: &str) -> Result<(), 
                     return Err(escape_error(original, "`..` climbs above the root"));
                 }
             }
-            Component::Normal(part) => rel.push(part),
+            Component::Normal(part) => {
+                #[cfg(windows)]
+                if let Err(why) = super::windows::check_name(&part.to_string_lossy()) {
+                    return Err(escape_error(original, &why));
+                }
+                rel.push(part);
+            }
             Component::RootDir | Component::Prefix(_) => {
                 return Err(escape_error(original, "it is absolute"));
             }
@@ -180,6 +186,22 @@ impl Workspace {
             )));
         }
         let trimmed = path.trim();
+        #[cfg(windows)]
+        match super::windows::split(trimmed) {
+            // `C:\...`, `\\server\share\...`, `\\?\...`: an absolute path (a drive letter
+            // wins over a root named by one letter).
+            Ok(split) if split.prefix.is_some() => return self.absolute_windows(split, path),
+            Ok(_) => {}
+            // `C:notes.txt` is a root named `C` if there is one, else refused.
+            Err(why) => {
+                let names_a_root = trimmed
+                    .split_once(':')
+                    .is_some_and(|(name, _)| self.root_index(name).is_some());
+                if !names_a_root {
+                    return Err(self.refusal(path, &why));
+                }
+            }
+        }
         if let Some((name, rest)) = trimmed.split_once(':')
             && let Some(index) = self.root_index(name)
         {
@@ -226,6 +248,16 @@ impl Workspace {
         Ok(self.make(root, rel))
     }
 
+    #[cfg(windows)]
+    fn absolute(&self, path: &Path, original: &str) -> Result<WsPath, ToolError> {
+        match path.to_str().map(super::windows::split) {
+            Some(Ok(split)) if split.prefix.is_some() => self.absolute_windows(split, original),
+            Some(Err(why)) => Err(self.refusal(original, &why)),
+            _ => Err(self.refusal(original, "it is outside every workspace root")),
+        }
+    }
+
+    #[cfg(not(windows))]
     fn absolute(&self, path: &Path, original: &str) -> Result<WsPath, ToolError> {
         // Normalize lexically first, so `/ws/a/../b` is `/ws/b` and `/ws/../etc` is `/etc`.
         let mut normal = PathBuf::from("/");
@@ -255,6 +287,40 @@ impl Workspace {
             Some((index, rel, _)) => Ok(self.make(index, rel)),
             None => Err(self.refusal(original, "it is outside every workspace root")),
         }
+    }
+
+    /// Windows: an absolute path (drive, UNC share, verbatim prefix) inside a root, compared
+    /// as Windows compares names (case-insensitively, the verbatim prefix dropped).
+    #[cfg(windows)]
+    fn absolute_windows(
+        &self,
+        path: super::windows::WindowsPath,
+        original: &str,
+    ) -> Result<WsPath, ToolError> {
+        use super::windows::{beneath, check_name, split};
+        let path = path.normalized();
+        let mut best: Option<(usize, Vec<String>, usize)> = None;
+        for (index, root) in self.roots().iter().enumerate() {
+            for base in [root.path(), root.given_path()] {
+                let Some(base) = base.to_str().and_then(|b| split(b).ok()) else {
+                    continue;
+                };
+                let base = base.normalized();
+                if let Some(rest) = beneath(&path, &base) {
+                    let depth = base.parts.len();
+                    if best.as_ref().is_none_or(|(_, _, d)| depth > *d) {
+                        best = Some((index, rest, depth));
+                    }
+                }
+            }
+        }
+        let Some((index, rest, _)) = best else {
+            return Err(self.refusal(original, "it is outside every workspace root"));
+        };
+        for part in &rest {
+            check_name(part).map_err(|why| self.refusal(original, &why))?;
+        }
+        Ok(self.make(index, rest.iter().collect()))
     }
 
     /// Maps a host path (one a directory walker yielded, say) back into the workspace: `None`

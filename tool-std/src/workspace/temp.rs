@@ -304,6 +304,7 @@ mod tests {
         Dir::open_ambient_dir(dir, cap_std::ambient_authority()).unwrap()
     }
 
+    #[cfg(unix)]
     fn names(dir: &std::path::Path) -> Vec<String> {
         let mut v: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
@@ -394,6 +395,7 @@ mod tests {
         assert!(!writer_gone(&t(elsewhere), w));
     }
 
+    #[cfg(unix)]
     #[test]
     fn only_stale_regular_files_matching_the_pattern_are_removed() {
         let tmp = tempfile::tempdir().unwrap();

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::io::{self, Write};
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions};
+use cap_std::fs::{Dir, OpenOptions};
 use tool_core::ToolError;
 
 use super::access::{EntryInfo, EntryKind};
@@ -296,8 +296,8 @@ fn write_temp(dir: &Dir, name: &OsString, bytes: &[u8], mode: u32) -> io::Result
         options
             .write(true)
             .create_new(true)
-            .follow(FollowSymlinks::No)
-            .mode(0o600);
+            .follow(FollowSymlinks::No);
+        super::modes::owner_only(&mut options);
         let file = match dir.open_with(&temp, &options) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -306,9 +306,7 @@ fn write_temp(dir: &Dir, name: &OsString, bytes: &[u8], mode: u32) -> io::Result
         let written = (|| {
             let mut file = file;
             file.write_all(bytes)?;
-            file.set_permissions(Permissions::from_std(
-                <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(mode),
-            ))?;
+            super::modes::set_mode(&file, mode)?;
             file.sync_all()
         })();
         return match written {

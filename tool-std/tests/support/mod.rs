@@ -6,6 +6,7 @@
 pub(crate) mod file;
 pub(crate) mod patch;
 pub(crate) mod prompt;
+#[cfg(target_os = "linux")]
 pub(crate) mod sandbox;
 pub(crate) mod search;
 pub(crate) mod shell;

@@ -28,7 +28,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::fs::{Dir, OpenOptions, OpenOptionsExt, Permissions};
+use cap_std::fs::{Dir, OpenOptions};
 use tool_core::ToolError;
 
 use super::plan::{Step, changed_meanwhile, io_error};
@@ -169,7 +169,7 @@ fn stage(
             )));
         };
         let now = match dir.symlink_metadata(&name) {
-            Ok(m) => Some(cap_std::fs::MetadataExt::ino(&m)),
+            Ok(m) => Some(crate::workspace::modes::identity_of(&m)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => None,
             Err(e) => return Err(io_error(&shown, &e)),
         };
@@ -351,8 +351,8 @@ fn write_temp(dir: &Dir, name: &OsString, bytes: &[u8], mode: u32) -> io::Result
         options
             .write(true)
             .create_new(true)
-            .follow(FollowSymlinks::No)
-            .mode(0o600);
+            .follow(FollowSymlinks::No);
+        crate::workspace::modes::owner_only(&mut options);
         let mut file = match dir.open_with(&temp, &options) {
             Ok(f) => f,
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
@@ -360,11 +360,7 @@ fn write_temp(dir: &Dir, name: &OsString, bytes: &[u8], mode: u32) -> io::Result
         };
         let written = file
             .write_all(bytes)
-            .and_then(|()| {
-                file.set_permissions(Permissions::from_std(
-                    <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(mode),
-                ))
-            })
+            .and_then(|()| crate::workspace::modes::set_mode(&file, mode))
             .and_then(|()| file.sync_all());
         return match written {
             Ok(()) => Ok(temp),

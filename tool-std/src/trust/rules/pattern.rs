@@ -46,6 +46,7 @@ impl PathPattern {
             GlobBuilder::new(glob)
                 .literal_separator(true)
                 .backslash_escape(true)
+                .case_insensitive(crate::workspace::CASE_INSENSITIVE_NAMES)
                 .build()
                 .map(|g| g.compile_matcher())
                 .map_err(|e| format!("`{specifier}` is not a valid glob: {}", e.kind()))

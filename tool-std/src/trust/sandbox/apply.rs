@@ -183,6 +183,7 @@ fn probe() -> Result<i32, String> {
     let plan = Plan {
         cwd: "/".into(),
         read: vec!["/".into()],
+        deny_read: Vec::new(),
         write: vec!["/dev/null".into()],
         binds: Vec::new(),
         network: false,

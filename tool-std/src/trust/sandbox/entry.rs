@@ -5,6 +5,7 @@
 //! piped output, so that a tool starting a program never wires the sandbox by hand.
 
 use std::path::{Path, PathBuf};
+#[cfg(target_os = "linux")]
 use std::sync::Arc;
 
 use tokio::process::Child;
@@ -12,7 +13,9 @@ use tool_core::ToolError;
 
 use super::guardian::{self, Guarded};
 use super::launch::{self, NotConfined};
-use super::{CallDir, HELPER_ARG0, HELPER_FAILED, HELPER_FAILED_PREFIX, Plan, SandboxConfig};
+use super::{CallDir, SandboxConfig};
+#[cfg(target_os = "linux")]
+use super::{HELPER_ARG0, HELPER_FAILED, HELPER_FAILED_PREFIX, Plan};
 use crate::trust::command::CommandLine;
 use crate::workspace::Workspace;
 
@@ -75,13 +78,19 @@ struct Confined {
     notes: Vec<String>,
 }
 
-/// How a sandboxed program is confined.
+/// How a sandboxed program is confined (no way exists on a system without a sandbox, where
+/// [`Confined::new`] refuses).
 enum Way {
     /// From a thread of this process made for it.
+    #[cfg(target_os = "linux")]
     Thread(Arc<Plan>),
     /// By the helper program, which applies the plan (JSON) to itself and `exec`s the
     /// program.
+    #[cfg(target_os = "linux")]
     Helper { program: PathBuf, plan: String },
+    /// By `sandbox-exec`, with the profile made from the plan.
+    #[cfg(target_os = "macos")]
+    Seatbelt(super::seatbelt::Profile),
 }
 
 impl Sandbox {
@@ -102,6 +111,9 @@ impl Sandbox {
         line: Option<&CommandLine>,
     ) -> Result<Sandbox, ToolError> {
         let helper = config.helper.clone();
+        if !super::COMMANDS_RUN_HERE {
+            return Err(no_commands_here());
+        }
         if !config.runs_sandboxed() {
             return Ok(Sandbox {
                 confined: None,
@@ -166,10 +178,12 @@ impl Sandbox {
                     );
                 }
                 match &c.way {
+                    #[cfg(target_os = "linux")]
                     Way::Thread(plan) => (
                         launch::command(&path, None, &args, &cwd, &env, stdin),
                         Some(plan.clone()),
                     ),
+                    #[cfg(target_os = "linux")]
                     Way::Helper { program, plan } => {
                         let mut helper_args = vec![plan.clone(), path.display().to_string()];
                         helper_args.extend(args);
@@ -177,6 +191,21 @@ impl Sandbox {
                             program,
                             Some(HELPER_ARG0),
                             &helper_args,
+                            &cwd,
+                            &env,
+                            stdin,
+                        );
+                        (command, None)
+                    }
+                    #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+                    _ => unreachable_way(),
+                    #[cfg(target_os = "macos")]
+                    Way::Seatbelt(profile) => {
+                        let exec_args = profile.sandbox_exec_args(&path, &args);
+                        let command = launch::command(
+                            Path::new(super::seatbelt::SANDBOX_EXEC),
+                            None,
+                            &exec_args,
                             &cwd,
                             &env,
                             stdin,
@@ -220,14 +249,37 @@ impl Sandbox {
         let Some(confined) = self.confined else {
             return Ok(Vec::new());
         };
+        #[cfg(target_os = "linux")]
         if matches!(confined.way, Way::Helper { .. })
             && exit_code == Some(HELPER_FAILED)
             && let Some(why) = stderr.strip_prefix(HELPER_FAILED_PREFIX)
         {
             return Err(not_confined(why.trim_end()));
         }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (exit_code, stderr);
         Ok(confined.finish().await)
     }
+}
+
+/// No [`Way`] exists on this system: [`Confined::new`] refuses before one is needed.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn unreachable_way() -> ! {
+    unreachable!("no way of confining a command exists on this system")
+}
+
+/// The refusal of every program on a system where the standard tools start none.
+fn no_commands_here() -> ToolError {
+    ToolError::security(format!(
+        "commands do not run on {} in this release: no sandbox confines them and no process \
+         group ends them with their children, so the command was not run",
+        std::env::consts::OS
+    ))
+    .with_field("sandbox", "unavailable")
+    .with_suggestion(
+        "This is the host's platform, not the command: tell the user that bash needs Linux or \
+         macOS (on Windows, run the server inside WSL).",
+    )
 }
 
 fn not_confined(why: &str) -> ToolError {
@@ -238,6 +290,10 @@ fn not_confined(why: &str) -> ToolError {
 }
 
 impl Confined {
+    #[cfg_attr(
+        not(any(target_os = "linux", target_os = "macos")),
+        allow(unreachable_code)
+    )]
     fn new(
         config: SandboxConfig,
         writable: Vec<PathBuf>,
@@ -279,6 +335,7 @@ impl Confined {
             &dir,
         )
         .map_err(fail)?;
+        #[cfg(target_os = "linux")]
         let way = if config.confine_in_process && super::fits_a_thread(&made.plan) {
             Way::Thread(Arc::new(made.plan))
         } else {
@@ -286,6 +343,16 @@ impl Confined {
                 program: config.helper_program().map_err(fail)?,
                 plan: serde_json::to_string(&made.plan).map_err(|e| fail(e.to_string()))?,
             }
+        };
+        #[cfg(target_os = "macos")]
+        let way = Way::Seatbelt(super::seatbelt::Profile::of(&made.plan));
+        #[cfg(not(any(target_os = "linux", target_os = "macos")))]
+        let way: Way = {
+            let _ = made;
+            return Err(fail(format!(
+                "no sandbox confines commands on {}",
+                std::env::consts::OS
+            )));
         };
         Ok(Confined {
             way,

@@ -25,13 +25,13 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal};
+use super::launch::{Group, Stop};
 
 /// The `argv[0]` the guardian is started with; [`dispatch`](super::dispatch) recognises it.
 pub const GUARDIAN_ARG0: &str = "toolsmith-guardian";
@@ -265,8 +265,15 @@ impl Keeper {
     }
 }
 
+#[cfg(not(unix))]
+fn start(_helper: &Path) -> Result<Link, String> {
+    Err("the guardian runs on Unix only, where the standard tools start programs".to_owned())
+}
+
+#[cfg(unix)]
 fn start(helper: &Path) -> Result<Link, String> {
     use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
     let mut child = Command::new(helper)
         .arg0(GUARDIAN_ARG0)
         .env_clear()
@@ -310,10 +317,8 @@ pub(super) fn guardian_main() -> ! {
             pruned = Instant::now();
         }
     }
-    for &group in &list.groups {
-        if let Some(pid) = Pid::from_raw(group) {
-            let _ = rustix::process::kill_process_group(pid, Signal::KILL);
-        }
+    for group in list.groups.iter().filter_map(|&g| Group::new(g)) {
+        group.signal(Stop::Kill);
     }
     std::process::exit(0)
 }
@@ -365,7 +370,7 @@ impl List {
 }
 
 fn group_exists(group: i32) -> bool {
-    Pid::from_raw(group).is_some_and(|pid| rustix::process::test_kill_process_group(pid).is_ok())
+    Group::new(group).is_some_and(Group::exists)
 }
 
 #[cfg(test)]

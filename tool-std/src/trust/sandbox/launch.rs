@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::Arc;
 
-use rustix::process::{Pid, Signal};
 use tokio::process::{Child, Command};
 
 use super::Plan;
@@ -24,9 +23,12 @@ pub(super) fn command(
     stdin: bool,
 ) -> Command {
     let mut command = Command::new(program);
+    #[cfg(unix)]
     if let Some(arg0) = arg0 {
         command.arg0(arg0);
     }
+    #[cfg(not(unix))]
+    let _ = arg0;
     command
         .args(args)
         .current_dir(cwd)
@@ -35,8 +37,9 @@ pub(super) fn command(
         .stdin(if stdin { Stdio::piped() } else { Stdio::null() })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        .process_group(0)
         .kill_on_drop(false);
+    #[cfg(unix)]
+    command.process_group(0);
     command
 }
 
@@ -44,7 +47,13 @@ pub(super) fn command(
 pub(super) async fn spawn(mut command: Command, plan: Option<Arc<Plan>>) -> io::Result<Child> {
     match plan {
         None => command.spawn(),
+        #[cfg(target_os = "linux")]
         Some(plan) => spawn_confined(command, plan).await,
+        // Only Linux confines a command from a thread; elsewhere no plan is handed here.
+        #[cfg(not(target_os = "linux"))]
+        Some(_) => Err(io::Error::other(NotConfined(
+            "a command can be confined from a thread on Linux only".to_owned(),
+        ))),
     }
 }
 
@@ -65,6 +74,7 @@ impl std::error::Error for NotConfined {}
 /// command inherits the restrictions and no other thread of this process gets them. The
 /// thread ends once the command is started; should the call go away before it takes the
 /// command, the command's group is ended (see [`Handover`]).
+#[cfg(target_os = "linux")]
 async fn spawn_confined(mut command: Command, plan: Arc<Plan>) -> io::Result<Child> {
     let runtime = tokio::runtime::Handle::current();
     let (started_tx, started_rx) = tokio::sync::oneshot::channel();
@@ -89,29 +99,48 @@ async fn spawn_confined(mut command: Command, plan: Arc<Plan>) -> io::Result<Chi
 /// A command started on the sandbox's thread, on its way to the call: if it is dropped
 /// before the call takes it (the call was cancelled meanwhile, anywhere between the send and
 /// the receipt), the command's group is killed, so no command runs on that nobody waits for.
+#[cfg(target_os = "linux")]
 struct Handover(Option<Child>);
 
+#[cfg(target_os = "linux")]
 impl Handover {
     fn take(mut self) -> Option<Child> {
         self.0.take()
     }
 }
 
+#[cfg(target_os = "linux")]
 impl Drop for Handover {
     fn drop(&mut self) {
         if let Some(mut child) = self.0.take() {
             if let Some(group) = Group::of(&child) {
-                group.signal(Signal::KILL);
+                group.signal(Stop::Kill);
             }
             let _ = child.start_kill();
         }
     }
 }
 
-/// A process group: the shell's pid, which `process_group(0)` made its group id.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Group(Pid);
+/// How a group is asked to end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// `SIGTERM`: a request the programs may handle.
+    Term,
+    /// `SIGKILL`: at once.
+    Kill,
+}
 
+/// A process group: the shell's pid, which `process_group(0)` made its group id.
+///
+/// Process groups are Unix's; elsewhere no program is started (the sandbox's entry refuses
+/// first), so the type has no value there.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Group(
+    #[cfg(unix)] rustix::process::Pid,
+    #[cfg(not(unix))] std::convert::Infallible,
+);
+
+#[cfg(unix)]
 impl Group {
     /// The group a child started by [`command`] leads.
     pub(crate) fn of(child: &Child) -> Option<Group> {
@@ -123,17 +152,44 @@ impl Group {
 
     /// The group `id`; `None` for 0 and 1 (`kill(-1)` would signal every process).
     pub(crate) fn new(id: i32) -> Option<Group> {
-        (id > 1).then(|| Pid::from_raw(id).map(Group)).flatten()
+        (id > 1)
+            .then(|| rustix::process::Pid::from_raw(id).map(Group))
+            .flatten()
     }
 
-    /// Sends `signal` to every process of the group; `false` when none is left.
-    pub(crate) fn signal(self, signal: Signal) -> bool {
+    /// Sends `stop` to every process of the group; `false` when none is left.
+    pub(crate) fn signal(self, stop: Stop) -> bool {
+        let signal = match stop {
+            Stop::Term => rustix::process::Signal::TERM,
+            Stop::Kill => rustix::process::Signal::KILL,
+        };
         rustix::process::kill_process_group(self.0, signal).is_ok()
     }
 
     /// Whether a process of the group is left (a zombie counts until it is reaped).
     pub(crate) fn exists(self) -> bool {
         rustix::process::test_kill_process_group(self.0).is_ok()
+    }
+}
+
+#[cfg(not(unix))]
+impl Group {
+    /// No group here: programs are not started on this system.
+    pub(crate) fn of(_child: &Child) -> Option<Group> {
+        None
+    }
+
+    /// No group here.
+    pub(crate) fn new(_id: i32) -> Option<Group> {
+        None
+    }
+
+    pub(crate) fn signal(self, _stop: Stop) -> bool {
+        match self.0 {}
+    }
+
+    pub(crate) fn exists(self) -> bool {
+        match self.0 {}
     }
 }
 
@@ -145,7 +201,7 @@ impl Group {
 /// lets it use `posix_spawn` (no copy of the parent's page tables), several times cheaper
 /// for a large host.
 pub(crate) fn program_path(program: &str, env: &[(String, String)]) -> PathBuf {
-    if program.contains('/') {
+    if program.contains(std::path::is_separator) {
         return PathBuf::from(program);
     }
     // glibc's search path when `PATH` is unset (`confstr(_CS_PATH)`).
@@ -160,15 +216,21 @@ pub(crate) fn program_path(program: &str, env: &[(String, String)]) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from(program))
 }
 
+#[cfg(unix)]
 fn is_executable(path: &std::path::Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// The reading side of a running command.
-#[cfg(test)]
+#[cfg(not(unix))]
+fn is_executable(path: &std::path::Path) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+}
+
+#[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+    use rustix::process::Pid;
     use std::os::unix::fs::PermissionsExt;
     use std::time::{Duration, Instant};
     use tokio::io::AsyncReadExt;

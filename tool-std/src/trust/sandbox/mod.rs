@@ -1,6 +1,16 @@
 //! The operating-system sandbox `bash` runs its commands in (Linux: Landlock, seccomp and a
-//! private mount namespace), so the workspace policy holds for commands as it does for the file
-//! tools.
+//! private mount namespace; macOS: Seatbelt), so the workspace policy holds for commands as it
+//! does for the file tools.
+//!
+//! What follows describes Linux. **On macOS** the same plan (read grants and the deny list,
+//! write grants, protected paths and the directories above them, masked paths, network, UNIX
+//! sockets) becomes a Seatbelt profile, each rule commented with the Linux rule it mirrors,
+//! and the shell is started by `/usr/bin/sandbox-exec` under it; [`SandboxStatus`] says
+//! `Seatbelt`. Seatbelt refuses beneath a grant by path, so nothing is mounted; system calls are
+//! not filtered one by one (Seatbelt's own default refusals cover most of the list below).
+//! **On Windows** no command runs, sandbox on or off ([`COMMANDS_RUN_HERE`]): no sandbox
+//! exists there yet, and a command's children are ended with it through its process group,
+//! which Windows does not have.
 //!
 //! # What a sandboxed command may do
 //!
@@ -171,6 +181,14 @@
 //!   (list the address itself to reach it). Any local process can use the proxy, to the
 //!   same listed hosts.
 
+// Where no sandbox exists (Windows), `bash` is refused before a plan is applied, so the
+// machinery that makes and applies plans is built (and type-checked) but not used.
+#![cfg_attr(
+    not(any(target_os = "linux", target_os = "macos")),
+    allow(dead_code, unused_variables)
+)]
+
+#[cfg(target_os = "linux")]
 mod apply;
 mod entry;
 mod guardian;
@@ -178,24 +196,34 @@ mod launch;
 mod plan;
 mod probe;
 mod proxy;
+mod seatbelt;
+#[cfg(target_os = "linux")]
 mod seccomp;
+#[cfg(target_os = "linux")]
 mod spawner;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+#[cfg(target_os = "linux")]
 use apply::fits_a_thread;
 pub(crate) use entry::{Launched, Program, Sandbox};
 pub(crate) use guardian::Guarded;
 pub use guardian::{GUARDIAN_ARG0, guardian_error, guardian_pid, start_guardian};
-pub(crate) use launch::{Group, program_path};
+pub(crate) use launch::{Group, Stop, program_path};
 use plan::{CallDir, Plan, PlanOptions, build as build_plan, created_protected};
-pub use probe::SandboxStatus;
+pub use probe::{Confinement, SandboxStatus};
 use proxy::port_for as proxy_port_for;
 pub use proxy::{MAX_PROXIES, MAX_PROXY_CONNECTIONS, MAX_PROXY_HEAD};
 
 use crate::trust::command::{CommandLine, CommandPattern};
 use crate::trust::net::HostPattern;
+
+/// Whether the standard tools start programs on this system: on Unix (Linux, macOS). On
+/// Windows `bash` (and every tool that starts a program) is refused, sandbox on or off: no
+/// sandbox confines a command there yet, and a command's children are ended with it through
+/// its process group, which Windows does not have.
+pub const COMMANDS_RUN_HERE: bool = cfg!(unix);
 
 /// The `argv[0]` the helper is started with; [`dispatch`] recognises it.
 pub const HELPER_ARG0: &str = "toolsmith-bash-sandbox";
@@ -457,6 +485,7 @@ static DISPATCHED: AtomicBool = AtomicBool::new(false);
 /// helper and the guardian, so that [`SandboxConfig::helper`] may stay `None`.
 pub fn dispatch() {
     let arg0 = std::env::args_os().next();
+    #[cfg(target_os = "linux")]
     if arg0.as_deref().is_some_and(|a| a == HELPER_ARG0) {
         apply::helper_main();
     }

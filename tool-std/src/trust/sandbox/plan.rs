@@ -26,6 +26,11 @@ pub(crate) struct Plan {
     pub(crate) cwd: PathBuf,
     /// Paths granted read access (directories: everything beneath).
     pub(crate) read: Vec<PathBuf>,
+    /// The denied paths outside the read-write roots, which [`read`](Self::read) leaves out
+    /// (canonical, existing). Landlock needs only the grants; Seatbelt, which can deny
+    /// beneath a grant, reads these.
+    #[serde(default)]
+    pub(crate) deny_read: Vec<PathBuf>,
     /// Paths granted every access.
     pub(crate) write: Vec<PathBuf>,
     /// Mounts, in order (outer directories first).
@@ -41,6 +46,7 @@ pub(crate) struct Plan {
     pub(crate) unix_sockets: bool,
 }
 
+#[cfg(target_os = "linux")]
 impl Plan {
     /// The sockets the command may make.
     pub(crate) fn sockets(&self) -> super::seccomp::Sockets {
@@ -195,6 +201,7 @@ pub(crate) fn build(options: &PlanOptions<'_>, dir: &CallDir) -> Result<Made, St
         plan: Plan {
             cwd: options.cwd.to_path_buf(),
             read,
+            deny_read: outside,
             write,
             binds,
             network: options.network,
@@ -276,6 +283,7 @@ fn compile_protected(patterns: &[String]) -> Result<GlobSet, String> {
         for variant in [pattern.clone(), format!("**/{pattern}")] {
             let glob = GlobBuilder::new(&variant)
                 .literal_separator(true)
+                .case_insensitive(crate::workspace::CASE_INSENSITIVE_NAMES)
                 .build()
                 .map_err(|e| format!("protected pattern `{pattern}`: {}", e.kind()))?;
             set.add(glob);
@@ -388,18 +396,19 @@ impl CallDir {
     }
 
     fn masks(&self) -> std::io::Result<PathBuf> {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         let mut masks = self.masks.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(dir) = &*masks {
             return Ok(dir.clone());
         }
         let dir = unique_dir(&std::env::temp_dir(), "toolsmith-masks")?;
         *masks = Some(dir.clone());
-        fs::DirBuilder::new()
-            .mode(0o500)
-            .create(dir.join("empty.d"))?;
+        #[cfg_attr(not(unix), allow(unused_mut))]
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o500);
+        builder.create(dir.join("empty.d"))?;
         fs::write(dir.join("empty"), b"")?;
-        fs::set_permissions(dir.join("empty"), fs::Permissions::from_mode(0o400))?;
+        make_read_only(&dir.join("empty"), 0o400)?;
         Ok(dir)
     }
 }
@@ -407,7 +416,6 @@ impl CallDir {
 /// Makes a new directory named `{prefix}-{pid}-{n}-{nanos}` in `base`, readable by this user
 /// only.
 fn unique_dir(base: &Path, prefix: &str) -> std::io::Result<PathBuf> {
-    use std::os::unix::fs::DirBuilderExt;
     static NEXT: AtomicU64 = AtomicU64::new(0);
     let mut tries = 0;
     loop {
@@ -417,7 +425,11 @@ fn unique_dir(base: &Path, prefix: &str) -> std::io::Result<PathBuf> {
             .map_or(0, |d| d.subsec_nanos());
         let candidate = base.join(format!("{prefix}-{}-{n}-{nanos:08x}", std::process::id()));
         // `mkdir` fails on anything already there, a planted link included.
-        match fs::DirBuilder::new().mode(0o700).create(&candidate) {
+        #[cfg_attr(not(unix), allow(unused_mut))]
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match builder.create(&candidate) {
             Ok(()) => return Ok(candidate),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && tries < 16 => tries += 1,
             Err(e) => return Err(e),
@@ -425,9 +437,22 @@ fn unique_dir(base: &Path, prefix: &str) -> std::io::Result<PathBuf> {
     }
 }
 
+/// Makes `path` read-only: the Unix `mode`, or the read-only bit elsewhere.
+fn make_read_only(path: &Path, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    let permissions = std::os::unix::fs::PermissionsExt::from_mode(mode);
+    #[cfg(not(unix))]
+    let permissions = {
+        let _ = mode;
+        let mut permissions = fs::metadata(path)?.permissions();
+        permissions.set_readonly(true);
+        permissions
+    };
+    fs::set_permissions(path, permissions)
+}
+
 impl Drop for CallDir {
     fn drop(&mut self) {
-        use std::os::unix::fs::PermissionsExt;
         // Mostly the command left nothing: one `rmdir`.
         if fs::remove_dir(&self.path).is_err() {
             let _ = fs::remove_dir_all(&self.path);
@@ -435,7 +460,11 @@ impl Drop for CallDir {
         let masks = self.masks.get_mut().unwrap_or_else(|e| e.into_inner());
         if let Some(dir) = masks.take() {
             // The empty directory is not writable; make it removable first.
-            let _ = fs::set_permissions(dir.join("empty.d"), fs::Permissions::from_mode(0o700));
+            #[cfg(unix)]
+            let _ = fs::set_permissions(
+                dir.join("empty.d"),
+                std::os::unix::fs::PermissionsExt::from_mode(0o700),
+            );
             let _ = fs::remove_dir_all(&dir);
         }
     }
@@ -464,6 +493,7 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_denied_path_is_left_out_child_by_child() {
         let dir = std::env::temp_dir().join(format!("plan-test-{}", std::process::id()));

@@ -1,11 +1,36 @@
-//! Whether the sandbox works on this machine: the helper is run once in its `probe` role,
-//! which applies Landlock and the seccomp filter to itself and reports what it found.
+//! Whether the sandbox works on this machine. On Linux the helper is run once in its `probe`
+//! role, which applies Landlock and the seccomp filter to itself and reports what it found;
+//! on macOS `sandbox-exec` runs a program once under a profile; elsewhere there is no sandbox.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use super::{FORCE_UNAVAILABLE_ENV, HELPER_ARG0, SandboxConfig, SandboxMode};
+use super::{FORCE_UNAVAILABLE_ENV, SandboxConfig, SandboxMode};
+
+/// What confines a sandboxed command on this system.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Confinement {
+    /// Linux: Landlock, a seccomp filter and a private mount namespace.
+    Landlock,
+    /// macOS: Seatbelt, through `/usr/bin/sandbox-exec` and a profile made per call from the
+    /// same plan Linux applies.
+    Seatbelt,
+}
+
+impl Confinement {
+    /// The confinement this system offers, if any: Landlock on Linux, Seatbelt on macOS,
+    /// none elsewhere (Windows: `bash` is refused unless the sandbox is turned off).
+    pub const fn of_this_system() -> Option<Confinement> {
+        if cfg!(target_os = "linux") {
+            Some(Confinement::Landlock)
+        } else if cfg!(target_os = "macos") {
+            Some(Confinement::Seatbelt)
+        } else {
+            None
+        }
+    }
+}
 
 /// What [`SandboxConfig::status`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,9 +38,11 @@ use super::{FORCE_UNAVAILABLE_ENV, HELPER_ARG0, SandboxConfig, SandboxMode};
 pub struct SandboxStatus {
     /// The configured mode.
     pub mode: SandboxMode,
-    /// Whether sandboxed commands can run: Landlock (ABI 3 or later) and seccomp both work.
-    /// `false` with the mode [`SandboxMode::Off`] too.
+    /// Whether sandboxed commands can run: Landlock (ABI 3 or later) and seccomp both work
+    /// (Linux), `sandbox-exec` works (macOS). `false` with the mode [`SandboxMode::Off`] too.
     pub available: bool,
+    /// What confines commands when the sandbox is available.
+    pub confinement: Option<Confinement>,
     /// The Landlock ABI in force, when Landlock works.
     pub landlock_abi: Option<i32>,
     /// Whether a private mount namespace could be made (needed to protect paths inside
@@ -39,14 +66,23 @@ impl SandboxStatus {
         self.landlock_abi.is_some_and(|abi| abi >= 6)
     }
 
-    /// Whether `bash` calls run (sandboxed, or with the sandbox off).
+    /// Whether `bash` calls run (sandboxed, or with the sandbox off); never on a system where
+    /// no command runs ([`COMMANDS_RUN_HERE`](super::COMMANDS_RUN_HERE)).
     pub fn runs_commands(&self) -> bool {
-        self.available || self.mode == SandboxMode::Off
+        super::COMMANDS_RUN_HERE && (self.available || self.mode == SandboxMode::Off)
     }
 }
 
 impl std::fmt::Display for SandboxStatus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !super::COMMANDS_RUN_HERE {
+            return write!(
+                f,
+                "none on {}: bash calls are refused, sandbox on or off (run the server on Linux, \
+                 macOS or in WSL)",
+                std::env::consts::OS
+            );
+        }
         if self.mode == SandboxMode::Off {
             return write!(
                 f,
@@ -66,6 +102,14 @@ impl std::fmt::Display for SandboxStatus {
             (false, []) => "off".to_owned(),
             (false, hosts) => format!("off but for {} through a proxy", hosts.join(", ")),
         };
+        if self.confinement == Some(Confinement::Seatbelt) {
+            return write!(
+                f,
+                "on (Seatbelt: sandbox-exec with a profile per call; network {network}; unix \
+                 sockets {})",
+                if self.unix_sockets { "on" } else { "off" },
+            );
+        }
         let abi = self.landlock_abi.unwrap_or(0);
         write!(
             f,
@@ -84,6 +128,7 @@ impl std::fmt::Display for SandboxStatus {
                  6.12): a command can signal the user's other processes, the server included"
             )?;
         }
+        #[cfg(unix)]
         if rustix::process::geteuid().is_root() {
             write!(
                 f,
@@ -95,16 +140,11 @@ impl std::fmt::Display for SandboxStatus {
     }
 }
 
-/// Probe results per helper program, kept for the life of the process.
-/// What a probe found: the Landlock ABI and whether mount namespaces work, or why not.
-type Probe = Result<(i32, bool), String>;
-
-static PROBED: Mutex<Vec<(PathBuf, Probe)>> = Mutex::new(Vec::new());
-
 pub(super) fn status(config: &SandboxConfig) -> SandboxStatus {
     let mut status = SandboxStatus {
         mode: config.mode,
         available: false,
+        confinement: None,
         landlock_abi: None,
         mount_namespace: false,
         network: config.network,
@@ -122,7 +162,12 @@ pub(super) fn status(config: &SandboxConfig) -> SandboxStatus {
         ));
         return status;
     }
-    let found = config.helper_program().and_then(|helper| {
+    // On Linux the helper program is what is probed; elsewhere the system's own sandbox.
+    #[cfg(target_os = "linux")]
+    let probed_program = config.helper_program();
+    #[cfg(not(target_os = "linux"))]
+    let probed_program: Result<PathBuf, String> = Ok(PathBuf::new());
+    let found = probed_program.and_then(|helper| {
         let mut probed = PROBED.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, found)) = probed.iter().find(|(p, _)| *p == helper) {
             return found.clone();
@@ -134,7 +179,8 @@ pub(super) fn status(config: &SandboxConfig) -> SandboxStatus {
     match found {
         Ok((abi, mount_namespace)) => {
             status.available = true;
-            status.landlock_abi = Some(abi);
+            status.confinement = Confinement::of_this_system();
+            status.landlock_abi = abi;
             status.mount_namespace = mount_namespace;
         }
         Err(reason) => status.reason = Some(reason),
@@ -142,10 +188,34 @@ pub(super) fn status(config: &SandboxConfig) -> SandboxStatus {
     status
 }
 
+/// Probe results per helper program, kept for the life of the process: the Landlock ABI and
+/// whether mount namespaces work (Linux), or why the sandbox does not work.
+type Probe = Result<(Option<i32>, bool), String>;
+
+static PROBED: Mutex<Vec<(PathBuf, Probe)>> = Mutex::new(Vec::new());
+
+/// macOS: `sandbox-exec` runs `/usr/bin/true` under a profile that allows everything.
+#[cfg(target_os = "macos")]
+fn run_probe(_helper: &std::path::Path) -> Probe {
+    super::seatbelt::probe().map(|()| (None, false))
+}
+
+/// No sandbox for commands exists on this system.
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn run_probe(_helper: &std::path::Path) -> Probe {
+    Err(format!(
+        "no sandbox confines commands on {} in this release (Landlock on Linux and Seatbelt on \
+         macOS do)",
+        std::env::consts::OS
+    ))
+}
+
+#[cfg(target_os = "linux")]
 fn run_probe(helper: &std::path::Path) -> Probe {
     use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
     let out = Command::new(helper)
-        .arg0(HELPER_ARG0)
+        .arg0(super::HELPER_ARG0)
         .arg("probe")
         .stdin(Stdio::null())
         .output()
@@ -183,5 +253,5 @@ fn run_probe(helper: &std::path::Path) -> Probe {
         .as_i64()
         .and_then(|a| i32::try_from(a).ok())
         .ok_or("the sandbox helper's report has no Landlock ABI")?;
-    Ok((abi, report["mount_namespace"] == true))
+    Ok((Some(abi), report["mount_namespace"] == true))
 }
