@@ -23,6 +23,7 @@ mod cli {
     mod background;
     mod commands;
     mod config;
+    mod config_found;
     mod examples;
     mod media;
     mod plan;

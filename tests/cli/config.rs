@@ -1,5 +1,7 @@
 //! `toolsmith.toml`: malformed files are refused at start with the file, line and what to
-//! write instead; the file's settings and rules apply, and flags win over them.
+//! write instead, every mistake at once; the file is found beside the first root and said at
+//! start; its settings and rules apply (every flag has a key), flags win over them, and a
+//! running server rereads its rules on SIGHUP.
 
 use std::path::Path;
 
@@ -11,26 +13,31 @@ const MALFORMED: &[(&str, &str, usize, &str)] = &[
         "unknown key",
         "agent = \"Sage\"\nrootz = [\".\"]\n",
         2,
-        "unknown field `rootz`, expected one of `roots`",
+        "`rootz` is not a key of the file (did you mean `roots`?)",
     ),
     (
         "unknown key in a section",
         "[bash]\ntimeout = 5\ntimeot = 6\n",
         3,
-        "unknown field `timeot`",
+        "`timeot` is not a key of [bash] (did you mean `timeout`?)",
     ),
-    ("wrong type", "[bash]\ntimeout = \"5\"\n", 2, "expected u64"),
+    (
+        "wrong type",
+        "[bash]\ntimeout = \"5\"\n",
+        2,
+        "`bash.timeout` takes a whole number of seconds, at least 1 (as --bash-timeout), not a string",
+    ),
     (
         "a string for a list",
         "roots = \".\"\n",
         1,
-        "expected a sequence",
+        "`roots` takes a list of directories",
     ),
     (
         "unknown value",
         "[bash]\nsandbox = \"maybe\"\n",
         2,
-        "unknown variant `maybe`, expected `on` or `off`",
+        "`bash.sandbox` takes \"on\" or \"off\" (as --bash-sandbox), not \"maybe\"; e.g. sandbox = \"on\"",
     ),
     ("zero timeout", "[bash]\nmax_timeout = 0\n", 2, "at least 1"),
     (
@@ -67,7 +74,7 @@ const MALFORMED: &[(&str, &str, usize, &str)] = &[
         "bad sandboxed_bash",
         "[rules]\nsandboxed_bash = \"yes\"\n",
         2,
-        "expected `allow` or `ask`",
+        "`rules.sandboxed_bash` takes \"allow\" or \"ask\", not \"yes\"",
     ),
     (
         "duplicate principal",

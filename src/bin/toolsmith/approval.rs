@@ -24,7 +24,7 @@ pub(crate) fn policy(
     registry: &Registry,
     workspace: Arc<Workspace>,
     shell: Arc<ShellConfig>,
-) -> Result<Option<Arc<StandardPolicy>>, ConfigError> {
+) -> Result<Arc<StandardPolicy>, ConfigError> {
     let list = |effect: Effect| -> Vec<&toml::Spanned<String>> {
         sections
             .iter()
@@ -44,12 +44,57 @@ pub(crate) fn policy(
         builder = builder.rules(effect, list(effect).iter().map(|r| r.get_ref().clone()));
     }
     match builder.build() {
-        Ok(p) => Ok(Some(Arc::new(p))),
+        Ok(p) => Ok(Arc::new(p)),
         Err(e) => {
             let span = list(e.effect).get(e.index).map_or(0..0, |r| r.span());
             Err(config.error_at(span, &e.to_string()))
         }
     }
+}
+
+/// Checks every rule of the file (its `[rules]` and each principal's) against the registry and
+/// the workspace, one by one, so that every rule that cannot be used is reported at once, at
+/// its line.
+pub(crate) fn check_rules(
+    config: &Config,
+    registry: &Registry,
+    workspace: &Arc<Workspace>,
+) -> Result<(), ConfigError> {
+    let mut sections: Vec<&RulesSection> = config.file.rules.iter().collect();
+    sections.extend(
+        config
+            .file
+            .principals
+            .iter()
+            .filter_map(|p| p.rules.as_ref()),
+    );
+    let mut errors = Vec::new();
+    for section in sections {
+        for (effect, list) in [
+            (Effect::Allow, &section.allow),
+            (Effect::Ask, &section.ask),
+            (Effect::Deny, &section.deny),
+        ] {
+            for rule in list {
+                let built = StandardPolicy::builder(registry, workspace.clone())
+                    .rules(effect, [rule.get_ref().clone()])
+                    .build();
+                if let Err(e) = built {
+                    errors.push((
+                        rule.span().start,
+                        config.error_at(rule.span(), &e.to_string()),
+                    ));
+                }
+            }
+        }
+    }
+    if errors.is_empty() {
+        return Ok(());
+    }
+    errors.sort_by_key(|(at, _)| *at);
+    Err(ConfigError::all(
+        errors.into_iter().map(|(_, e)| e).collect(),
+    ))
 }
 
 /// The rule that would let calls like `request` run without asking, as the file writes it.
@@ -83,7 +128,8 @@ impl Approver for NoOneToAsk {
         ApprovalDecision::Deny {
             reason: Some(format!(
                 "{} asks for approval and {}; to let such calls run, add \"{}\" to `allow` \
-                 under [rules] in toolsmith.toml, or start toolsmith with --approve",
+                 under [rules] in toolsmith.toml (a running server rereads it on SIGHUP), or \
+                 start toolsmith with --approve",
                 request.asked_by(),
                 self.because,
                 allowing_rule(request),

@@ -103,19 +103,14 @@ pub(crate) struct GlobalOptions {
     /// asks on the terminal, and where no one can be asked the call is denied).
     #[arg(long, global = true)]
     pub(crate) approve: bool,
-    /// The configuration file (default: `./toolsmith.toml` where there is one). Flags given
-    /// here win over it.
+    /// The configuration file (default: `./toolsmith.toml`, else `toolsmith.toml` in the
+    /// first --root, where there is one). Flags given here win over it.
     #[arg(long, value_name = "PATH", global = true)]
     pub(crate) config: Option<PathBuf>,
     /// How stderr lines are written: text, or one JSON object a line (level by `RUST_LOG`).
-    #[arg(
-        long,
-        value_enum,
-        value_name = "FORMAT",
-        default_value = "text",
-        global = true
-    )]
-    pub(crate) log_format: crate::logs::LogFormat,
+    /// (Default: text.)
+    #[arg(long, value_enum, value_name = "FORMAT", global = true)]
+    pub(crate) log_format: Option<crate::logs::LogFormat>,
     /// The mode to run in: agent, mcp or cli (default: cli; `list` shows every mode unless
     /// given).
     #[arg(long, value_name = "MODE", global = true)]

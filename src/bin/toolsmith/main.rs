@@ -15,6 +15,7 @@ mod args;
 mod config;
 mod host;
 mod logs;
+mod reload;
 mod serve;
 mod tools;
 
@@ -39,9 +40,32 @@ fn main() -> ExitCode {
     // Started as the bash sandbox's helper, this process restricts itself and becomes the
     // command's shell here; it must happen before the async runtime starts any thread.
     tool_std::trust::sandbox::dispatch();
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    // The file is read before the logs start: it may choose their format.
+    let first_root = cli
+        .options
+        .roots
+        .first()
+        .and_then(|spec| host::parse_root(spec, true).ok())
+        .map(|root| root.dir);
+    let config = match config::Config::load(cli.options.config.as_deref(), first_root.as_deref()) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr().lock(), "toolsmith: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    config.apply(&mut cli.options);
+    let format = cli
+        .options
+        .log_format
+        .unwrap_or(match config.file.log_format {
+            Some(config::LogFormatKey::Json) => logs::LogFormat::Json,
+            _ => logs::LogFormat::Text,
+        });
     // Kept to the end: dropped, it sends the spans still batched.
-    let logs = logs::init(cli.options.log_format);
+    let logs = logs::init(format);
+    notice(&config.notice());
     if logs.exporting() && matches!(cli.command, Command::Serve { .. }) {
         notice("exporting call spans over OTLP (OTEL_EXPORTER_OTLP_ENDPOINT)");
     }
@@ -52,7 +76,7 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(2, &format!("cannot start the async runtime: {e}")),
     };
-    let code = rt.block_on(run(cli));
+    let code = rt.block_on(run(cli, config));
     // A read of stdin still waiting on its blocking thread (a stdio server stopped by a
     // signal) would hold the runtime's drop for ever: what is left is not waited for.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));
@@ -88,12 +112,7 @@ fn parse_mode(options: &GlobalOptions) -> Result<Option<Mode>, String> {
         .transpose()
 }
 
-async fn run(mut cli: Cli) -> ExitCode {
-    let config = match config::Config::load(cli.options.config.as_deref()) {
-        Ok(c) => c,
-        Err(e) => return fail(2, &e.0),
-    };
-    config.apply(&mut cli.options);
+async fn run(cli: Cli, config: config::Config) -> ExitCode {
     let mode = match parse_mode(&cli.options) {
         Ok(m) => m,
         Err(e) => return fail(2, &e),
@@ -108,12 +127,27 @@ async fn run(mut cli: Cli) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(2, &e.to_string()),
     };
+    // A file whose rules cannot be used is refused by every command that would apply them.
+    if config.path.is_some()
+        && matches!(
+            cli.command,
+            Command::List { .. } | Command::Call { .. } | Command::Serve { .. }
+        )
+    {
+        let checked = host::workspace(&cli.options).and_then(|ws| {
+            approval::check_rules(&config, &registry, &Arc::new(ws)).map_err(|e| e.0)
+        });
+        if let Err(e) = checked {
+            return fail(2, &e);
+        }
+    }
     match cli.command {
         Command::List {
             format,
-            select,
+            mut select,
             deferred,
         } => {
+            config.fill_selection(&mut select);
             if let Ok(shell) = host::shell_config(&cli.options) {
                 notice(&host::sandbox_notice(&shell));
             }
@@ -148,8 +182,9 @@ async fn run(mut cli: Cli) -> ExitCode {
             name,
             arguments,
             args_file,
-            select,
+            mut select,
         } => {
+            config.fill_selection(&mut select);
             let arguments = match serve::read_arguments(arguments, args_file.as_deref()) {
                 Ok(a) => a,
                 Err(e) => return fail(2, &e),
@@ -170,10 +205,13 @@ async fn run(mut cli: Cli) -> ExitCode {
             http,
             token,
             no_activity,
-            select,
+            mut select,
             activity_addr,
         } => {
+            config.fill_selection(&mut select);
             let section = config.file.serve.as_ref();
+            let activity_addr =
+                activity_addr.or_else(|| section.and_then(|s| s.activity_addr.clone()));
             let http = http.or_else(|| section.and_then(|s| s.http.clone()));
             let token = token
                 .or_else(|| section.and_then(|s| s.token.as_ref().map(|t| t.get_ref().clone())));
@@ -307,9 +345,7 @@ async fn call(
         .service(Arc::new(host::search_config(options)))
         .service(workspace)
         .service(shell);
-    if let Some(policy) = policy {
-        builder = builder.policy(policy);
-    }
+    builder = builder.policy(policy);
     let agent = if store_needed {
         match prompt_context(options).await {
             Ok((context, agent)) => {

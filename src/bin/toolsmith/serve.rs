@@ -119,13 +119,12 @@ async fn runtime(
             offered.join(", ")
         ));
     }
-    let rules = config.file.rules.iter().collect::<Vec<_>>();
     let parts = Parts {
         workspace,
         shell,
         prompts,
     };
-    let mut runtime = build_runtime(registry, options, config, parts, &rules)?;
+    let mut runtime = build_runtime(registry, options, config, parts, None)?;
     if let Some(store) = &activity {
         runtime = runtime.with_activity_store(Arc::new(store.clone()));
     }
@@ -145,26 +144,36 @@ fn build_runtime(
     options: &GlobalOptions,
     config: &Config,
     parts: Parts,
-    rules: &[&RulesSection],
+    principal: Option<&str>,
 ) -> Result<Unbuilt, String> {
     let shell = Arc::new(parts.shell);
+    let mut rules: Vec<&RulesSection> = config.file.rules.iter().collect();
+    if let Some(name) = principal {
+        let own = config
+            .file
+            .principals
+            .iter()
+            .find(|p| p.name.get_ref() == name)
+            .and_then(|p| p.rules.as_ref());
+        rules.extend(own);
+    }
     let policy = approval::policy(
         config,
-        rules,
+        &rules,
         &registry,
         parts.workspace.clone(),
         shell.clone(),
     )
     .map_err(|e| e.0)?;
+    // Reread on SIGHUP (see `reload`).
+    let policy = crate::reload::register(policy, principal, parts.workspace.clone(), shell.clone());
     let mut builder = Runtime::builder(registry)
         .service(Arc::new(host::web_config(options)?))
         .service(Arc::new(host::search_config(options)))
         .service(parts.workspace)
         .service(shell)
         .service(Arc::new(parts.prompts));
-    if let Some(policy) = policy {
-        builder = builder.policy(policy);
-    }
+    builder = builder.policy(policy);
     builder = if options.approve {
         // `--approve`: every call that asks is allowed.
         builder.approver(ApproveAll)
@@ -265,15 +274,13 @@ async fn principals(
             });
         }
         tools::require_some(&selected, current.as_ref())?;
-        let mut rules: Vec<&RulesSection> = config.file.rules.iter().collect();
-        rules.extend(p.rules.iter());
         let parts = Parts {
             workspace,
             shell,
             prompts,
         };
         let runtime =
-            build_runtime(registry.clone(), options, config, parts, &rules)?.sharing(main);
+            build_runtime(registry.clone(), options, config, parts, Some(name))?.sharing(main);
         let hash = match (&p.token, &p.token_sha256) {
             (Some(t), _) => token_sha256(t.get_ref()),
             (None, Some(h)) => parse_sha256_hex(h.get_ref()).ok_or("a checked hash reads back")?,
@@ -305,6 +312,7 @@ pub(crate) async fn serve(
         activity_page,
         activity_addr,
     } = args;
+
     let mut serve_options = ServeOptions::new("toolsmith");
     if let Some(agent) = &options.agent {
         let session = serve_options.session.clone().agent(agent.as_str());
@@ -387,6 +395,11 @@ pub(crate) async fn serve(
         );
     }
     let registry = Arc::new(registry);
+    // The runtimes built from here on reread their rules on SIGHUP.
+    let first_root = host::roots(options)
+        .ok()
+        .and_then(|r| r.first().map(|r| r.dir.clone()));
+    crate::reload::watch(registry.clone(), options.config.clone(), first_root);
     let (runtime, store) = match runtime(registry.clone(), options, config, select).await {
         Ok((r, store, selected)) => {
             if let Some(selected) = selected {
