@@ -25,6 +25,7 @@ mod cli {
     mod config;
     mod config_found;
     mod examples;
+    mod hidden;
     mod media;
     mod plan;
     mod sandbox;

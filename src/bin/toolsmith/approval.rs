@@ -52,6 +52,13 @@ pub(crate) fn policy(
     }
 }
 
+/// Hides from every tool of `workspace`, and from `bash`, the paths `policy`'s `deny` rules of
+/// reading tools name (see `tool_std::trust::rules`, *Families*).
+pub(crate) fn hide_denied(policy: &StandardPolicy, workspace: &Workspace) {
+    // The specifiers compiled as the policy's rules, so hiding them cannot fail.
+    let _ = workspace.hide(&policy.hidden_paths());
+}
+
 /// Checks every rule of the file (its `[rules]` and each principal's) against the registry and
 /// the workspace, one by one, so that every rule that cannot be used is reported at once, at
 /// its line.

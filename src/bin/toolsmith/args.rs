@@ -107,6 +107,9 @@ pub(crate) struct GlobalOptions {
     /// first --root, where there is one). Flags given here win over it.
     #[arg(long, value_name = "PATH", global = true)]
     pub(crate) config: Option<PathBuf>,
+    /// The configuration file that was read (set after it is found, not a flag).
+    #[arg(skip)]
+    pub(crate) config_found: Option<PathBuf>,
     /// How stderr lines are written: text, or one JSON object a line (level by `RUST_LOG`).
     /// (Default: text.)
     #[arg(long, value_enum, value_name = "FORMAT", global = true)]

@@ -61,12 +61,16 @@ pub(crate) fn roots(options: &GlobalOptions) -> Result<Vec<Root>, String> {
 
 /// The workspace the file, search and shell tools work in: the roots the options name.
 pub(crate) fn workspace(options: &GlobalOptions) -> Result<tool_std::workspace::Workspace, String> {
-    workspace_of(roots(options)?)
+    workspace_of(options, roots(options)?)
 }
 
-/// The workspace of `roots`.
-pub(crate) fn workspace_of(roots: Vec<Root>) -> Result<tool_std::workspace::Workspace, String> {
-    let mut builder = tool_std::workspace::Workspace::builder();
+/// The workspace of `roots`, the server's own files hidden in it.
+pub(crate) fn workspace_of(
+    options: &GlobalOptions,
+    roots: Vec<Root>,
+) -> Result<tool_std::workspace::Workspace, String> {
+    let hidden = own_files(options, &roots);
+    let mut builder = tool_std::workspace::Workspace::builder().hidden(hidden);
     for root in roots {
         builder = if root.writable {
             builder.root(root.name, &root.dir)
@@ -80,6 +84,82 @@ pub(crate) fn workspace_of(roots: Vec<Root>) -> Result<tool_std::workspace::Work
         }
         e => e.to_string(),
     })
+}
+
+/// The server's own files inside the roots, as `root:glob` specifiers hiding them from every
+/// tool: the `.toolsmith` directory (or the stores given elsewhere, with their SQLite side
+/// files and the record of used approvals) and the configuration file. A tool could otherwise
+/// read the tokens' hashes, empty the activity record, or rewrite its own rules.
+pub(crate) fn own_files(options: &GlobalOptions, roots: &[Root]) -> Vec<String> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    let store = store_path(options, roots);
+    match store.parent() {
+        Some(dir) if dir.file_name() == Some(std::ffi::OsStr::new(".toolsmith")) => {
+            files.push(dir.to_path_buf());
+        }
+        _ => {
+            files.extend(with_side_files(&store));
+            files.push(store.with_file_name("approvals"));
+        }
+    }
+    if let Some(activity) = activity_store_path(options, roots) {
+        files.extend(with_side_files(&activity));
+    }
+    files.extend(options.config_found.clone());
+    let mut out = Vec::new();
+    for file in files {
+        // Resolved through its directory: the file itself may not exist yet.
+        let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+            continue;
+        };
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        let Ok(dir) = dir.canonicalize() else {
+            continue;
+        };
+        let full = dir.join(name);
+        for root in roots {
+            let Ok(base) = root.dir.canonicalize() else {
+                continue;
+            };
+            if let Ok(rel) = full.strip_prefix(&base)
+                && let Some(rel) = rel.to_str()
+                && !rel.is_empty()
+            {
+                let glob = escape_glob(rel);
+                out.push(format!("{}:{glob}", root.name));
+                out.push(format!("{}:{glob}/**", root.name));
+            }
+        }
+    }
+    out
+}
+
+/// An SQLite file and its side files.
+fn with_side_files(file: &Path) -> Vec<PathBuf> {
+    ["", "-wal", "-shm", "-journal"]
+        .iter()
+        .map(|suffix| {
+            let mut path = file.to_path_buf().into_os_string();
+            path.push(suffix);
+            PathBuf::from(path)
+        })
+        .collect()
+}
+
+/// `text` with the characters a glob reads specially escaped.
+fn escape_glob(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
 }
 
 /// The bash tool's configuration: `--bash-timeout`, `--bash-max-timeout`, `--bash-allow`,

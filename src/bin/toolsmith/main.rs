@@ -56,6 +56,7 @@ fn main() -> ExitCode {
         }
     };
     config.apply(&mut cli.options);
+    cli.options.config_found.clone_from(&config.path);
     let format = cli
         .options
         .log_format
@@ -339,6 +340,7 @@ async fn call(
         Ok(p) => p,
         Err(e) => return fail(2, &e.0),
     };
+    approval::hide_denied(&policy, &workspace);
     let registry = Arc::new(registry);
     let mut builder = Runtime::builder(registry.clone())
         .service(Arc::new(web))

@@ -137,6 +137,7 @@ pub(crate) fn reload() -> Result<(PathBuf, usize), String> {
         built.push(policy);
     }
     for (target, policy) in targets.iter().zip(built) {
+        approval::hide_denied(&policy, &target.workspace);
         target.policy.replace(policy);
     }
     Ok((path, targets.len()))

@@ -165,6 +165,7 @@ fn build_runtime(
         shell.clone(),
     )
     .map_err(|e| e.0)?;
+    approval::hide_denied(&policy, &parts.workspace);
     // Reread on SIGHUP (see `reload`).
     let policy = crate::reload::register(policy, principal, parts.workspace.clone(), shell.clone());
     let mut builder = Runtime::builder(registry)
@@ -259,7 +260,7 @@ async fn principals(
         for other in all_roots.iter().filter(|r| !roots.contains(r)) {
             shell.sandbox.deny_read.push(other.dir.clone());
         }
-        let workspace = Arc::new(host::workspace_of(roots)?);
+        let workspace = Arc::new(host::workspace_of(options, roots)?);
         let agent = p.agent.as_deref().or(options.agent.as_deref());
         let (prompts, current) = prompt_context_for(options, agent).await?;
         let mut selected = tools::offered(registry, select, current.as_ref())?;

@@ -210,6 +210,10 @@ impl Walk<'_> {
                 break;
             }
             let Ok(child) = at.join(&name) else { continue };
+            // What the host hides is not there, for a listing.
+            if self.ws.hidden_by(&child).is_some() {
+                continue;
+            }
             let rel: PathBuf = child.relative().to_path_buf();
             if self.gitignore && ignores.ignored(&rel, ft.is_dir()) {
                 self.ignored += 1;

@@ -297,7 +297,11 @@ fn keep(
     let Ok(rel) = e.path().strip_prefix(root_host) else {
         return false;
     };
-    if !ws.protected_readable() && ws.is_protected(&ws.make(root, rel.to_path_buf())) {
+    let path = ws.make(root, rel.to_path_buf());
+    if ws.hidden_by(&path).is_some() {
+        return false;
+    }
+    if !ws.protected_readable() && ws.is_protected(&path) {
         return false;
     }
     if !ancestors.is_empty() {

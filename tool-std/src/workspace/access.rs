@@ -147,8 +147,27 @@ impl Workspace {
         Ok(Some(EntryInfo::from_metadata(&m)))
     }
 
-    /// Refuses reading a protected path (`.env`...) unless the host made them readable.
+    /// Refuses a path the host hides (see [`Workspace::hide`]): to every tool it is as if it
+    /// were not there, but the refusal says why rather than "not found".
+    pub fn check_visible(&self, p: &WsPath) -> Result<(), ToolError> {
+        match self.hidden_by(p) {
+            Some(by) => Err(ToolError::security(format!(
+                "path `{}` is not allowed: the host's rules keep it from every tool (`{by}`)",
+                super::path::shown(&p.to_string())
+            ))
+            .with_field("hidden_by", by)
+            .with_suggestion(
+                "Do not look for another way to reach it; the user keeps it from tools. \
+                     Ask the user if you need what it holds.",
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Refuses reading a hidden path, and a protected path (`.env`...) unless the host made
+    /// them readable.
     pub fn check_readable(&self, p: &WsPath) -> Result<(), ToolError> {
+        self.check_visible(p)?;
         if self.is_protected(p) && !self.protected_readable() {
             return Err(self.refusal(
                 &p.to_string(),
@@ -161,8 +180,9 @@ impl Workspace {
         Ok(())
     }
 
-    /// Refuses writing under a read-only root or to a protected path.
+    /// Refuses writing under a read-only root, to a hidden path or to a protected path.
     pub fn check_writable(&self, p: &WsPath) -> Result<(), ToolError> {
+        self.check_visible(p)?;
         let root = &self.roots()[p.root];
         if !root.is_writable() {
             return Err(self.refusal(

@@ -55,6 +55,7 @@
 
 mod access;
 mod error;
+mod hidden;
 pub(crate) mod modes;
 mod path;
 mod sweep;
@@ -74,6 +75,7 @@ use globset::{GlobSet, GlobSetBuilder};
 
 pub use access::{EntryInfo, EntryKind, MAX_LINK_HOPS, OpenDir, OpenFile};
 pub use error::WorkspaceError;
+pub(crate) use hidden::{HiddenInRoot, PathGlob};
 pub use path::{MAX_PATH_BYTES, WsPath};
 pub use sweep::{SWEEP_MAX_DEPTH, SWEEP_MAX_DIRS, SWEEP_MAX_ENTRIES, SweepReport};
 pub(crate) use tracking::parse_expected;
@@ -147,6 +149,10 @@ struct Inner {
     protected: GlobSet,
     protected_patterns: Vec<String>,
     protected_readable: bool,
+    /// The host's own hidden paths (see [`hidden`]).
+    own: hidden::HiddenSet,
+    /// The rules' hidden paths, replaced by [`Workspace::hide`].
+    ruled: std::sync::RwLock<Arc<hidden::HiddenSet>>,
     /// The record of reads and writes of the "modified since read" guard: one for every
     /// clone of this workspace, so for every session of the process.
     tracker: tracking::Tracker,
@@ -159,6 +165,7 @@ pub struct WorkspaceBuilder {
     roots: Vec<(String, PathBuf, bool)>,
     protected: Option<Vec<String>>,
     protected_readable: bool,
+    hidden: Vec<String>,
 }
 
 impl WorkspaceBuilder {
@@ -188,6 +195,14 @@ impl WorkspaceBuilder {
     /// They are never writable.
     pub fn protected_readable(mut self, yes: bool) -> Self {
         self.protected_readable = yes;
+        self
+    }
+
+    /// The host's own hidden paths (its stores, its configuration): never listed, read or
+    /// written by a tool, nor readable to a command (see [`Workspace::hide`] for the rules'
+    /// own, and the form: `glob` or `root:glob`).
+    pub fn hidden(mut self, specifiers: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.hidden.extend(specifiers.into_iter().map(Into::into));
         self
     }
 
@@ -252,12 +267,21 @@ impl WorkspaceBuilder {
             pattern: patterns.join(", "),
             message: e.to_string(),
         })?;
+        let names: Vec<&str> = roots.iter().map(|r| &*r.name).collect();
+        let own = hidden::HiddenSet::new(&self.hidden, &names).map_err(|message| {
+            WorkspaceError::BadPattern {
+                pattern: self.hidden.join(", "),
+                message,
+            }
+        })?;
         Ok(Workspace {
             inner: Arc::new(Inner {
                 roots,
                 protected,
                 protected_patterns: patterns,
                 protected_readable: self.protected_readable,
+                own,
+                ruled: std::sync::RwLock::default(),
                 tracker: tracking::Tracker::default(),
             }),
         })

@@ -2,6 +2,7 @@
 //! workspace (with links inside and out of its root), the builder's errors, and the rules on
 //! a call's path through the runtime.
 
+mod hidden;
 mod runtime;
 mod table;
 

@@ -14,6 +14,16 @@
 //! Rules may name a tool by an alias (`write(src/**)` is `create_file(src/**)`), and a call
 //! made through an alias meets its tool's rules.
 //!
+//! **Families.** A rule with a path specifier on a tool that reads ([`READING_TOOLS`]:
+//! `read_file`, `list_directory`, `glob`, `grep`, `search`) is a rule of every one of them, and
+//! one on a tool that writes ([`WRITING_TOOLS`]: the edit tools, `delete_file`, `apply_patch`)
+//! of every one of those: `deny: read_file(secrets/**)` refuses `grep` with `path: secrets`,
+//! `ask: create_file(src/**)` asks before `apply_patch` changes `src/lib.rs`. A rule without a
+//! specifier (`deny: delete_file`) stays its own tool's. The `deny` rules of reading tools also
+//! hide their paths ([`StandardPolicy::hidden_paths`], applied by the host with
+//! [`Workspace::hide`](crate::workspace::Workspace::hide)): a search of the whole root skips
+//! them, the file tools refuse them, and `bash`'s sandbox denies them to commands.
+//!
 //! **Commands.** A command line is split into its simple commands (the parts of lists and
 //! pipelines, command substitutions, `bash -c` strings) by the lexer of the refused-command
 //! check. An `allow` rule matches only when *every* part matches it, word for word from the
@@ -60,6 +70,32 @@ pub use preview::{MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES};
 
 /// The most rules one policy holds.
 pub const MAX_RULES: usize = 1000;
+
+/// The tools that read paths: a path rule of one is a rule of each (`deny:
+/// read_file(secrets/**)` keeps `grep` and `search` out too), and its `deny` rules hide their
+/// paths from every tool and from `bash` ([`StandardPolicy::hidden_paths`]).
+pub const READING_TOOLS: &[&str] = &["read_file", "list_directory", "glob", "grep", "search"];
+
+/// The tools that write paths: a path rule of one is a rule of each (`ask: edit(src/**)`
+/// asks before `create_file`, `delete_file` or `apply_patch` touch `src` too).
+pub const WRITING_TOOLS: &[&str] = &[
+    "create_file",
+    "update_file",
+    "append_file",
+    "edit_lines",
+    "replace_in_file",
+    "delete_file",
+    "apply_patch",
+];
+
+/// Whether a path rule of `rule_tool` applies to a call of `call_tool`: the same tool, or
+/// two tools of one family ([`READING_TOOLS`], [`WRITING_TOOLS`]).
+fn same_family(rule_tool: &str, call_tool: &str) -> bool {
+    rule_tool == call_tool
+        || [READING_TOOLS, WRITING_TOOLS]
+            .iter()
+            .any(|family| family.contains(&rule_tool) && family.contains(&call_tool))
+}
 
 /// The tools whose specifier is a path glob.
 const PATH_TOOLS: &[&str] = &[
@@ -276,6 +312,22 @@ impl StandardPolicy {
     pub fn rules(&self) -> impl Iterator<Item = &Rule> {
         self.rules.iter().map(|c| &c.rule)
     }
+
+    /// The paths the `deny` rules of reading tools name (`deny: read_file(secrets/**)` gives
+    /// `secrets/**`): what a host hides from every tool and command with
+    /// [`Workspace::hide`](crate::workspace::Workspace::hide), so that a search of the whole
+    /// root or a command's `cat` does not return what a rule denies reading.
+    pub fn hidden_paths(&self) -> Vec<String> {
+        self.rules
+            .iter()
+            .filter(|c| {
+                c.rule.effect == Effect::Deny
+                    && READING_TOOLS.contains(&c.rule.tool.as_str())
+                    && matches!(c.pattern, Some(Pattern::Path(_)))
+            })
+            .filter_map(|c| c.rule.specifier.clone())
+            .collect()
+    }
 }
 
 /// A rule and its specifier, compiled for its tool.
@@ -312,9 +364,19 @@ impl CallPolicy for StandardPolicy {
         // What the call does is worked out (paths resolved, links followed) only when a rule
         // with a specifier asks, and once.
         let mut subjects = line.map(Subjects::Commands);
+        // A rule is its tool's; a path rule is its family's too.
+        let candidates: Vec<&Compiled> = self
+            .rules
+            .iter()
+            .filter(|c| {
+                c.rule.tool == call.tool
+                    || matches!(c.pattern, Some(Pattern::Path(_)))
+                        && same_family(&c.rule.tool, call.tool)
+            })
+            .collect();
         let chosen = decide(
-            &self.rules,
-            |t| t == call.tool,
+            &candidates,
+            |_| true,
             |c| match &c.pattern {
                 Some(p) => subjects
                     .get_or_insert_with(|| Subjects::new(call, &self.workspace))

@@ -1,75 +1,10 @@
 //! What a rule's argument specifier means for each kind of tool, compiled once when the
 //! rules are built.
 
-use globset::{GlobBuilder, GlobMatcher};
-
 use crate::trust::command::wildcard;
 use crate::trust::net::HostPattern;
 
-/// A path pattern for the file and search tools: a glob over the path relative to its root
-/// (`src/**`, `*.md`), optionally for one root only (`docs:**`).
-#[derive(Debug, Clone)]
-pub(crate) struct PathPattern {
-    root: Option<String>,
-    glob: GlobMatcher,
-    /// For `dir/**`, `dir`.
-    base: Option<GlobMatcher>,
-}
-
-impl PathPattern {
-    /// `roots` are the workspace's root names, for the `name:` prefix.
-    pub(crate) fn new(specifier: &str, roots: &[&str]) -> Result<PathPattern, String> {
-        let (root, glob) = match specifier.split_once(':') {
-            Some((name, rest)) if roots.contains(&name) => (Some(name.to_owned()), rest),
-            Some((name, _)) if !name.contains(['*', '?', '[', '{', '/']) => {
-                return Err(format!(
-                    "`{name}` is not a root of this workspace (roots: {}); write `root:glob` \
-                     with one of them, or a glob relative to any root",
-                    roots.join(", ")
-                ));
-            }
-            _ => (None, specifier),
-        };
-        let glob = glob.strip_prefix("./").unwrap_or(glob);
-        if glob.starts_with('/') || glob.starts_with('~') {
-            return Err(format!(
-                "`{specifier}` is not relative to a root; write a glob relative to a root \
-                 (`src/**`) or `root:glob`"
-            ));
-        }
-        if glob.split('/').any(|part| part == "..") {
-            return Err(format!(
-                "`{specifier}` climbs with `..`; write a glob beneath a root (`src/**`)"
-            ));
-        }
-        let compile = |glob: &str| {
-            GlobBuilder::new(glob)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .case_insensitive(crate::workspace::CASE_INSENSITIVE_NAMES)
-                .build()
-                .map(|g| g.compile_matcher())
-                .map_err(|e| format!("`{specifier}` is not a valid glob: {}", e.kind()))
-        };
-        // `dir/**` is everything beneath `dir`, and `dir` itself (a search scoped to it).
-        let base = match glob.strip_suffix("/**") {
-            Some(base) if !base.is_empty() => Some(compile(base)?),
-            _ => None,
-        };
-        Ok(PathPattern {
-            root,
-            glob: compile(glob)?,
-            base,
-        })
-    }
-
-    /// Whether it matches `relative` (the root itself is the empty path) in root `root`.
-    pub(crate) fn matches(&self, root: &str, relative: &str) -> bool {
-        self.root.as_deref().is_none_or(|r| r == root)
-            && (self.glob.is_match(relative)
-                || self.base.as_ref().is_some_and(|b| b.is_match(relative)))
-    }
-}
+pub(crate) use crate::workspace::PathGlob as PathPattern;
 
 /// A pattern for `web`: an action, and for `fetch` a host pattern as the sandbox's allow-list
 /// writes it (`fetch:docs.rs`, `fetch:*.rust-lang.org`, `fetch:localhost:8080`, `search`).

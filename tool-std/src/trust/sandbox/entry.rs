@@ -132,9 +132,12 @@ impl Sandbox {
             .map(|r| r.path().to_path_buf())
             .collect();
         let cwd = cwd.to_path_buf();
-        let prepared =
-            tokio::task::spawn_blocking(move || Confined::new(config, writable, &cwd, network))
-                .await;
+        // What the host's rules hide from the tools is denied to the command too.
+        let hidden = ws.hidden_on_disk();
+        let prepared = tokio::task::spawn_blocking(move || {
+            Confined::new(config, writable, &hidden, &cwd, network)
+        })
+        .await;
         let confined = prepared
             .map_err(|e| ToolError::system(format!("the sandbox's set-up failed: {e}")))??;
         Ok(Sandbox {
@@ -297,6 +300,7 @@ impl Confined {
     fn new(
         config: SandboxConfig,
         writable: Vec<PathBuf>,
+        hidden: &[crate::workspace::HiddenInRoot],
         cwd: &Path,
         network: bool,
     ) -> Result<Confined, ToolError> {
@@ -321,7 +325,22 @@ impl Confined {
         } else {
             None
         };
-        let denied = config.denied_paths();
+        let mut denied = config.denied_paths();
+        for here in hidden {
+            denied.extend(here.paths.iter().cloned());
+            let Some(globs) = &here.globs else { continue };
+            let found = super::plan::find_protected(&here.root, globs);
+            if found.truncated {
+                return Err(fail(format!(
+                    "the paths the host's rules hide with wildcards were looked for in the \
+                     first {} entries of {} only, so the command cannot be kept from all of \
+                     them; write those rules without wildcards (`secrets/**`)",
+                    super::MAX_PROTECTED_WALK,
+                    here.root.display()
+                )));
+            }
+            denied.extend(found.found);
+        }
         let made = super::build_plan(
             &super::PlanOptions {
                 cwd,

@@ -109,14 +109,20 @@ pub(crate) fn build(options: &PlanOptions<'_>, dir: &CallDir) -> Result<Made, St
     let patterns = protected_set(options.protected)?;
     let mut notes = Vec::new();
     // Most denied paths do not exist: one `lstat` each says so, before the full resolution.
-    let denied: Vec<PathBuf> = options
+    let mut denied: Vec<PathBuf> = Vec::new();
+    let sorted: BTreeSet<PathBuf> = options
         .denied
         .iter()
         .filter(|p| fs::symlink_metadata(p).is_ok())
         .filter_map(|p| p.canonicalize().ok())
-        .collect::<BTreeSet<_>>()
-        .into_iter()
         .collect();
+    // A path beneath another denied path is denied with it (and could not be mounted over
+    // once its directory is masked). Sorted, a directory comes before what it holds.
+    for path in sorted {
+        if !denied.iter().any(|d| path.starts_with(d)) {
+            denied.push(path);
+        }
+    }
     let inside_writable = |p: &Path| options.writable.iter().any(|r| p.starts_with(r));
 
     // Denied paths outside the read-write roots: left out of the read grants. Inside: masked.
@@ -558,6 +564,41 @@ mod tests {
             ]
         );
         fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A denied file inside a denied directory is denied with it: one mask, over the
+    /// directory (the file could not be mounted over once its directory is masked).
+    #[test]
+    fn a_path_beneath_a_denied_directory_is_not_masked_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        tree(&root, &[".toolsmith/activity.db", "src/lib.rs"]);
+        let call = CallDir::new().unwrap();
+        let made = build(
+            &PlanOptions {
+                cwd: &root,
+                writable: std::slice::from_ref(&root),
+                denied: &[
+                    root.join(".toolsmith/activity.db"),
+                    root.join(".toolsmith"),
+                    root.join(".toolsmith/activity.db-wal"),
+                ],
+                protected: &[],
+                network: false,
+                proxy_port: None,
+                unix_sockets: false,
+            },
+            &call,
+        )
+        .unwrap();
+        let masked: Vec<&Path> = made
+            .plan
+            .binds
+            .iter()
+            .filter(|b| matches!(b.kind, BindKind::Mask { .. }))
+            .map(|b| b.path.as_path())
+            .collect();
+        assert_eq!(masked, [root.join(".toolsmith").as_path()]);
     }
 
     #[test]
