@@ -32,6 +32,7 @@ mod cli {
     mod seeds;
     mod shell;
     mod stop;
+    mod suggested;
     mod terminal;
     mod tools;
 }

@@ -201,7 +201,7 @@ fn the_files_rules_decide_and_flags_win_over_its_settings() {
     for part in [
         "the rule `ask: bash(touch asked*)`",
         "no terminal",
-        "\"bash(touch asked*)\" to `allow` under [rules] in toolsmith.toml",
+        "take \"bash(touch asked*)\" out of `ask` under [rules] in toolsmith.toml",
         "--approve",
     ] {
         assert!(message.contains(part), "{part}: {message}");

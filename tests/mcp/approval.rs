@@ -95,7 +95,9 @@ fn users_are_asked(discover: bool, http: bool) {
         "approval_denied",
         "`bash`'s declaration (requires_approval)",
         "this MCP client cannot ask its user",
-        "to `allow` under [rules] in toolsmith.toml",
+        // The command writes a file: no `allow` rule could let it run.
+        "no `allow` rule lets a command that writes a file",
+        "--approve",
     ] {
         assert!(text.contains(part), "{label}: {part}: {text}");
     }
@@ -153,4 +155,92 @@ fn allowing_for_the_session_asks_once_per_session() {
         .collect();
     assert_eq!(asked, vec![1, 0, 0], "{answers:?}");
     assert_eq!(runs(dir.path()), 3);
+}
+
+/// "Allow for this session" grants the call's scope, named in the form, not the whole tool:
+/// after it on `git status`, `git status --short` runs unasked and `rm -f x` asks again. Under
+/// 2026-07-28 there is no session, and the form offers no such choice.
+#[test]
+fn allowing_for_the_session_covers_the_scope_the_form_names() {
+    if python().is_none() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("dir");
+    let py = python().expect("python");
+    let root = dir.path().to_str().expect("utf-8");
+    let exe = env!("CARGO_BIN_EXE_toolsmith");
+    std::fs::write(dir.path().join("x"), "x").expect("x");
+    let bash =
+        |command: &str| json!({"op": "call", "name": "bash", "arguments": {"command": command}});
+    let steps = json!([
+        bash("git status"),
+        bash("git status --short"),
+        bash("rm -f x")
+    ]);
+    let transport = [
+        "--elicit",
+        "allow_session",
+        "stdio",
+        exe,
+        "--root",
+        root,
+        "serve",
+    ];
+    let (_, answers, stderr) = run_python_as(&py, false, &transport, &steps, dir.path());
+    let asked: Vec<Vec<String>> = answers
+        .iter()
+        .map(|a| {
+            a["asked"]
+                .as_array()
+                .map(|q| {
+                    q.iter()
+                        .map(|m| m.as_str().unwrap_or_default().to_owned())
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(
+        asked.iter().map(Vec::len).collect::<Vec<_>>(),
+        [1, 0, 1],
+        "{answers:?}\n{stderr}"
+    );
+    assert!(
+        asked[0][0].contains("Allow `bash(git status *)` for this session"),
+        "{}",
+        asked[0][0]
+    );
+    assert!(
+        asked[2][0].contains("Allow `bash(rm -f x)` for this session"),
+        "{}",
+        asked[2][0]
+    );
+    assert!(
+        !dir.path().join("x").exists(),
+        "the asked command ran once allowed"
+    );
+
+    // 2026-07-28: each call asks, and no question offers the session.
+    let steps = json!([bash("git status"), bash("git status --short")]);
+    let transport = [
+        "--elicit",
+        "allow_once",
+        "stdio",
+        exe,
+        "--root",
+        root,
+        "serve",
+    ];
+    let (_, answers, stderr) = run_python_as(&py, true, &transport, &steps, dir.path());
+    for answer in &answers {
+        let asked = answer["asked"].as_array().expect("asked");
+        assert_eq!(asked.len(), 1, "{answer}\n{stderr}");
+        assert!(
+            !asked[0]
+                .as_str()
+                .unwrap_or_default()
+                .contains("for this session"),
+            "{answer}"
+        );
+    }
 }

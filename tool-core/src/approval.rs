@@ -26,6 +26,10 @@ pub struct ApprovalRequest {
     /// What the call would change, for the person asked (a diff for an edit), from the
     /// runtime's [`CallPolicy::preview`](crate::policy::CallPolicy::preview).
     pub preview: Option<String>,
+    /// The rules that allow calls like this one and no wider, from the runtime's
+    /// [`CallPolicy::scope`](crate::policy::CallPolicy::scope): what "allow for this session"
+    /// grants (empty: the whole tool, and the form says so).
+    pub scope: Vec<String>,
 }
 
 impl ApprovalRequest {
@@ -45,6 +49,7 @@ impl ApprovalRequest {
             signature: signature.into(),
             rule: None,
             preview: None,
+            scope: Vec::new(),
         }
     }
 

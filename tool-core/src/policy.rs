@@ -261,6 +261,16 @@ pub trait CallPolicy: Send + Sync + 'static {
         let _ = call;
         None
     }
+
+    /// The narrowest `allow` rules, as a host's configuration writes them, that let this call
+    /// run without asking, and no call that differs in what it does (`bash(rm -rf src)` for
+    /// `rm -rf src`; `bash(git status *)` for `git status`, whose every form only reads). It is
+    /// what "allow for this session" grants, named in the form, and what a refusal suggests
+    /// adding; empty (the default) means the whole tool. Made only when someone is asked.
+    fn scope(&self, call: &PolicyCall<'_>) -> Vec<String> {
+        let _ = call;
+        Vec::new()
+    }
 }
 
 #[cfg(test)]

@@ -104,21 +104,42 @@ pub(crate) fn check_rules(
     ))
 }
 
-/// The rule that would let calls like `request` run without asking, as the file writes it.
-fn allowing_rule(request: &ApprovalRequest) -> String {
+/// What the user can change so that calls like `request` run without asking: the `ask` rule
+/// that asked, to take out; or the rules that allow exactly this call (its scope), to add.
+fn advice(request: &ApprovalRequest) -> String {
     if let Some(rule) = &request.rule {
-        return rule
-            .split_once(": ")
-            .map_or(rule.as_str(), |(_, r)| r)
+        let (effect, rule) = rule.split_once(": ").unwrap_or(("ask", rule.as_str()));
+        return format!(
+            "to let such calls run, take \"{rule}\" out of `{effect}` under [rules] in \
+             toolsmith.toml (an `allow` rule does not beat it; a running server rereads the \
+             file on SIGHUP)"
+        );
+    }
+    if request.tool == "bash"
+        && let Some(command) = request.arguments.get("command").and_then(|c| c.as_str())
+        && tool_std::trust::command::CommandLine::parse(command)
+            .parts()
+            .iter()
+            .any(|p| p.writes)
+    {
+        return "no `allow` rule lets a command that writes a file through a redirect (`>`) \
+                run (write the file with a file tool instead)"
             .to_owned();
     }
-    match request.arguments.get("command").and_then(|c| c.as_str()) {
-        Some(command) if request.tool == "bash" => {
-            let words: Vec<&str> = command.split_whitespace().take(2).collect();
-            format!("bash({} *)", words.join(" "))
-        }
-        _ => request.tool.clone(),
-    }
+    let rules: Vec<String> = if request.scope.is_empty() {
+        vec![request.tool.clone()]
+    } else {
+        request.scope.clone()
+    };
+    let quoted: Vec<String> = rules
+        .iter()
+        .map(|r| toml::Value::String(r.clone()).to_string())
+        .collect();
+    format!(
+        "to let such calls run, add {} to `allow` under [rules] in toolsmith.toml (a running \
+         server rereads it on SIGHUP)",
+        quoted.join(", ")
+    )
 }
 
 /// Denies what asks, because nobody can be asked here; the model is told which rule asked and
@@ -134,12 +155,10 @@ impl Approver for NoOneToAsk {
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
         ApprovalDecision::Deny {
             reason: Some(format!(
-                "{} asks for approval and {}; to let such calls run, add \"{}\" to `allow` \
-                 under [rules] in toolsmith.toml (a running server rereads it on SIGHUP), or \
-                 start toolsmith with --approve",
+                "{} asks for approval and {}; {}; or start toolsmith with --approve",
                 request.asked_by(),
                 self.because,
-                allowing_rule(request),
+                advice(request),
             )),
         }
     }

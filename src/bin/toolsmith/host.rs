@@ -129,7 +129,7 @@ pub(crate) fn own_files(options: &GlobalOptions, roots: &[Root]) -> Vec<String> 
                 && let Some(rel) = rel.to_str()
                 && !rel.is_empty()
             {
-                let glob = escape_glob(rel);
+                let glob = tool_std::workspace::escape_glob(rel);
                 out.push(format!("{}:{glob}", root.name));
                 out.push(format!("{}:{glob}/**", root.name));
             }
@@ -148,18 +148,6 @@ fn with_side_files(file: &Path) -> Vec<PathBuf> {
             PathBuf::from(path)
         })
         .collect()
-}
-
-/// `text` with the characters a glob reads specially escaped.
-fn escape_glob(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The bash tool's configuration: `--bash-timeout`, `--bash-max-timeout`, `--bash-allow`,

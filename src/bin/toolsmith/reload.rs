@@ -39,6 +39,10 @@ impl CallPolicy for Swappable {
     fn preview(&self, call: &PolicyCall<'_>) -> Option<String> {
         self.current().preview(call)
     }
+
+    fn scope(&self, call: &PolicyCall<'_>) -> Vec<String> {
+        self.current().scope(call)
+    }
 }
 
 /// One runtime's rules: whose they are, and what they are built over.

@@ -29,6 +29,8 @@ pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(600);
 pub const APPROVAL_STATE_TTL: Duration = Duration::from_secs(600);
 /// The most used approvals remembered in memory (older ones expire first).
 pub const MAX_USED_APPROVALS: usize = 100_000;
+/// The most "allow for this session" grants one session remembers; past it, calls ask again.
+pub const MAX_SESSION_GRANTS: usize = 1_000;
 /// The key of the approval question in `inputRequests` and `inputResponses`.
 pub const APPROVAL_INPUT: &str = "approval";
 
@@ -77,13 +79,14 @@ pub(crate) fn can_ask(capabilities: Option<&ClientCapabilities>) -> bool {
         .is_some_and(|e| e.form.is_some() || e.url.is_none())
 }
 
-/// The form: one required choice.
-fn form(version: &ProtocolVersion, with_session: bool) -> ElicitationSchema {
+/// The form: one required choice; `session` is the title of "allow for this session", which
+/// names what it allows (none: no such choice).
+fn form(version: &ProtocolVersion, session: Option<String>) -> ElicitationSchema {
     let mut values = vec![ALLOW_ONCE.to_owned()];
     let mut titles = vec!["Allow once".to_owned()];
-    if with_session {
+    if let Some(title) = session {
         values.push(ALLOW_SESSION.to_owned());
-        titles.push("Allow for this session".to_owned());
+        titles.push(title);
     }
     values.push(DENY.to_owned());
     titles.push("Deny".to_owned());
@@ -105,7 +108,7 @@ fn form(version: &ProtocolVersion, with_session: bool) -> ElicitationSchema {
 }
 
 /// The form's message: the call, what asks, and what it would change.
-fn message(request: &ApprovalRequest) -> String {
+fn message(request: &ApprovalRequest, session: Option<&str>) -> String {
     let mut text = format!(
         "Allow `{}` to run?\n\n{}\n\nAsked by {}.",
         request.tool,
@@ -115,6 +118,11 @@ fn message(request: &ApprovalRequest) -> String {
     if let Some(preview) = &request.preview {
         text.push_str("\n\nWhat it would change:\n");
         text.push_str(preview);
+    }
+    if let Some(title) = session {
+        text.push_str("\n\nThe choice \u{201c}");
+        text.push_str(title);
+        text.push_str("\u{201d} lets such calls run unasked until the session ends.");
     }
     text
 }
@@ -152,16 +160,37 @@ fn decision_of(answer: &ElicitResult) -> (ApprovalDecision, bool) {
     }
 }
 
-/// What "allow for this session" remembers: the rule that asked, or the tool (and action).
-fn grant_key(request: &ApprovalRequest) -> String {
-    match &request.rule {
-        Some(rule) => format!("rule\0{rule}"),
-        None => format!(
+/// What "allow for this session" allows, as its choice is titled: the call's scope
+/// (`bash(git status *)`), or every call of the tool (and action) when it has none.
+fn session_title(request: &ApprovalRequest) -> String {
+    if request.scope.is_empty() {
+        return match &request.action {
+            Some(action) => format!(
+                "Allow every `{}` call with action `{action}` for this session",
+                request.tool
+            ),
+            None => format!("Allow every `{}` call for this session", request.tool),
+        };
+    }
+    let rules: Vec<String> = request.scope.iter().map(|r| format!("`{r}`")).collect();
+    format!("Allow {} for this session", rules.join(" and "))
+}
+
+/// What "allow for this session" remembers, and what a later call must find remembered to
+/// run unasked: each rule of its scope, or its tool (and action) when it has none.
+fn grant_keys(request: &ApprovalRequest) -> Vec<String> {
+    if request.scope.is_empty() {
+        return vec![format!(
             "tool\0{}\0{}",
             request.tool,
             request.action.as_deref().unwrap_or("")
-        ),
+        )];
     }
+    request
+        .scope
+        .iter()
+        .map(|rule| format!("scope\0{rule}"))
+        .collect()
 }
 
 /// Asks through `elicitation/create` while the call waits (protocols with sessions).
@@ -176,19 +205,19 @@ pub(crate) struct PeerApprover {
 #[async_trait]
 impl Approver for PeerApprover {
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
-        let key = grant_key(request);
-        if self
-            .granted
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .contains(&key)
-        {
+        let keys = grant_keys(request);
+        let granted = {
+            let granted = self.granted.lock().unwrap_or_else(|e| e.into_inner());
+            keys.iter().all(|k| granted.contains(k))
+        };
+        if granted {
             return ApprovalDecision::Approve;
         }
+        let title = session_title(request);
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message: message(request),
-            requested_schema: form(&self.version, true),
+            message: message(request, Some(&title)),
+            requested_schema: form(&self.version, Some(title)),
         };
         let ask = ServerRequest::ElicitRequest(ElicitRequest::new(params));
         let options = PeerRequestOptions::with_timeout(APPROVAL_TIMEOUT);
@@ -215,10 +244,10 @@ impl Approver for PeerApprover {
             Ok(ClientResult::ElicitResult(answer)) => {
                 let (decision, for_session) = decision_of(&answer);
                 if for_session {
-                    self.granted
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .insert(key);
+                    let mut granted = self.granted.lock().unwrap_or_else(|e| e.into_inner());
+                    if granted.len() + keys.len() <= MAX_SESSION_GRANTS {
+                        granted.extend(keys);
+                    }
                 }
                 decision
             }
@@ -299,8 +328,8 @@ impl RoundTripApprover {
         };
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
-            message: message(request),
-            requested_schema: form(&ProtocolVersion::V_2026_07_28, false),
+            message: message(request, None),
+            requested_schema: form(&ProtocolVersion::V_2026_07_28, None),
         };
         let mut questions = InputRequests::new();
         questions.insert(

@@ -158,7 +158,9 @@ use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-pub use ask::{APPROVAL_INPUT, APPROVAL_STATE_TTL, APPROVAL_TIMEOUT, MAX_USED_APPROVALS};
+pub use ask::{
+    APPROVAL_INPUT, APPROVAL_STATE_TTL, APPROVAL_TIMEOUT, MAX_SESSION_GRANTS, MAX_USED_APPROVALS,
+};
 pub use drain::DRAIN_TIMEOUT;
 pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};

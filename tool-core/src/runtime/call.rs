@@ -310,9 +310,9 @@ impl<'s> Call<'s> {
         let seen = arguments.as_ref();
         // Boxed: most calls need none, and their futures stay small.
         Box::pin(async move {
-            let preview = match (&inner.policy, &policy_call) {
-                (Some(policy), Some(call)) => policy.preview(call),
-                _ => None,
+            let (preview, scope) = match (&inner.policy, &policy_call) {
+                (Some(policy), Some(call)) => (policy.preview(call), policy.scope(call)),
+                _ => (None, Vec::new()),
             };
             let request = ApprovalRequest {
                 call_id: self.id.clone(),
@@ -326,6 +326,7 @@ impl<'s> Call<'s> {
                 signature: signature_of_arguments(&spec.name, &t.arguments),
                 rule,
                 preview,
+                scope,
             };
             tracing::info!(target: CALL_TARGET, parent: span, "approval asked");
             let approver = self.options.approver.as_ref().unwrap_or(&inner.approver);

@@ -93,6 +93,20 @@ impl PathGlob {
     }
 }
 
+/// `path` as a glob that matches it alone: the characters a glob reads specially (`*`, `?`,
+/// `[`, `]`, `{`, `}`, `\`) escaped, as a rule's path specifier or [`Workspace::hide`] takes
+/// it.
+pub fn escape_glob(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '{' | '}' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What the host hides in one root, for the sandbox.
 #[derive(Debug)]
 pub(crate) struct HiddenInRoot {
@@ -129,9 +143,11 @@ impl HiddenSet {
 }
 
 impl Workspace {
-    /// Replaces the paths the rules hide (see the [module documentation](self)): each
-    /// specifier is a glob over the path relative to its root, or `root:glob`, as a rule of a
-    /// file tool writes it. The host's own hidden paths stay.
+    /// Replaces the paths the rules hide: each specifier is a glob over the path relative to
+    /// its root, or `root:glob`, as a rule of a file tool writes it. A hidden path is not
+    /// listed by `list_directory`, `glob`, `grep` or `search`, not read and not written by the
+    /// file tools, and not readable to `bash`'s commands (the sandbox denies it). The host's
+    /// own hidden paths ([`WorkspaceBuilder::hidden`](super::WorkspaceBuilder::hidden)) stay.
     ///
     /// # Errors
     ///

@@ -75,6 +75,7 @@ use globset::{GlobSet, GlobSetBuilder};
 
 pub use access::{EntryInfo, EntryKind, MAX_LINK_HOPS, OpenDir, OpenFile};
 pub use error::WorkspaceError;
+pub use hidden::escape_glob;
 pub(crate) use hidden::{HiddenInRoot, PathGlob};
 pub use path::{MAX_PATH_BYTES, WsPath};
 pub use sweep::{SWEEP_MAX_DEPTH, SWEEP_MAX_DIRS, SWEEP_MAX_ENTRIES, SweepReport};

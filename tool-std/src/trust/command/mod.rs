@@ -37,7 +37,7 @@ use std::sync::Arc;
 use tool_core::{ToolContext, ToolError};
 
 use lex::Simple;
-pub use pattern::{CommandPattern, wildcard};
+pub use pattern::{CommandPattern, escape_wildcards, wildcard};
 pub use refused::{REFUSED, Refusal, RefusedPattern};
 
 /// The longest command line parsed, in bytes; a longer one is refused before it is lexed.

@@ -29,7 +29,9 @@
 //! check. An `allow` rule matches only when *every* part matches it, word for word from the
 //! first word (so `bash(cargo test*)` does not allow `cargo test; rm -rf x`, `cargo test
 //! $(curl x)` or `FOO=1 cargo test`), and no part redirects output into a file (`>
-//! /dev/null` and `2>&1` are fine). `ask` and `deny` rules match when *any* part matches,
+//! /dev/null` and `2>&1` are fine); a line of several commands that no one rule allows whole
+//! is allowed when each of its commands is allowed by a rule of its own (`bash(git status *)`
+//! and `bash(ls *)` allow `git status && ls`), and no rule denies or asks about any. `ask` and `deny` rules match when *any* part matches,
 //! from its first word or from its program (`deny: bash(rm *)` refuses `nohup rm -f x`).
 //! The refused commands and the host's `--bash-allow` list are checked first, before anyone
 //! is asked.
@@ -46,12 +48,22 @@
 //! without asking (the approval form of the real edit shows the same diff), unless a `deny`
 //! rule matches it.
 //!
+//! **Scopes.** The narrowest rules that allow a call ([`CallPolicy::scope`]), what "allow for
+//! this session" grants and what a refusal suggests: for `bash` a rule per simple command, its
+//! program with any arguments when every form of it only reads (`bash(ls *)`,
+//! `bash(git status *)`), else the command word for word (`bash(rm -rf src)`, wildcards
+//! escaped: `bash(rm \*.o)`); for the file and search tools a rule per path named; for `web`
+//! its action and host; for other tools their action. A pattern ending in ` *` also matches
+//! the bare command (`bash(ls *)` matches `ls`).
+//!
 //! **Sandboxed commands.** With [`PolicyBuilder::allow_sandboxed_bash`], a `bash` call that no
 //! rule matches runs without asking when the operating-system sandbox will run it
 //! ([`ShellConfig::runs_sandboxed`]); `ask` and `deny` rules still apply.
 
 mod pattern;
 mod preview;
+mod scope;
+mod subjects;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -63,10 +75,10 @@ use tool_core::{Registry, ToolSpec};
 
 use crate::shell::ShellConfig;
 use crate::trust::command::{CommandLine, CommandPattern, wildcard};
-use crate::trust::net::host_of_url;
 use crate::workspace::Workspace;
 use pattern::{PathPattern, WebPattern};
 pub use preview::{MAX_PREVIEW_LINE_CHARS, MAX_PREVIEW_LINES};
+use subjects::Subjects;
 
 /// The most rules one policy holds.
 pub const MAX_RULES: usize = 1000;
@@ -414,6 +426,14 @@ impl CallPolicy for StandardPolicy {
                 },
             },
             None if call.tool == "bash"
+                && let Some(Subjects::Commands(line)) = &subjects
+                && let Some(rules) = self.allow_each_part(line) =>
+            {
+                PolicyDecision::Allow {
+                    rule: Some(format!("allow: {}", rules.join(" + "))),
+                }
+            }
+            None if call.tool == "bash"
                 && self.allow_sandboxed_bash
                 && self.shell.as_ref().is_some_and(|s| s.runs_sandboxed()) =>
             {
@@ -430,6 +450,45 @@ impl CallPolicy for StandardPolicy {
     fn preview(&self, call: &PolicyCall<'_>) -> Option<String> {
         preview::preview(call.tool, call.arguments)
     }
+
+    /// The narrowest rules allowing this call (the module documentation's *Scopes*).
+    fn scope(&self, call: &PolicyCall<'_>) -> Vec<String> {
+        scope::of(call, &self.workspace)
+    }
+}
+
+impl StandardPolicy {
+    /// For a line of several commands no one `allow` rule matches whole: an `allow` rule
+    /// for each of its commands (the rules as written, in the order of the commands), when
+    /// every command has one; `None` when one has none, writes a file or the line cannot be
+    /// read whole.
+    fn allow_each_part(&self, line: &CommandLine) -> Option<Vec<String>> {
+        if line.unreadable().is_some() || line.parts().len() < 2 {
+            return None;
+        }
+        let mut used: Vec<String> = Vec::new();
+        for part in line.parts() {
+            if part.writes {
+                return None;
+            }
+            let rule = self.rules.iter().find(|c| {
+                c.rule.effect == Effect::Allow
+                    && c.rule.tool == "bash"
+                    && match &c.pattern {
+                        Some(Pattern::Command(p)) => {
+                            p.matches(&part.all) || part.plain_prefix && p.matches(&part.program)
+                        }
+                        _ => false,
+                    }
+            })?;
+            let text = rule.rule.to_string();
+            let text = text.strip_prefix("allow: ").unwrap_or(&text).to_owned();
+            if !used.contains(&text) {
+                used.push(text);
+            }
+        }
+        Some(used)
+    }
 }
 
 /// The tools whose `preview_only: true` makes a call that writes nothing.
@@ -439,168 +498,6 @@ const PREVIEW_TOOLS: &[&str] = &["replace_in_file"];
 fn is_preview(call: &PolicyCall<'_>) -> bool {
     PREVIEW_TOOLS.contains(&call.tool)
         && call.arguments.get("preview_only").and_then(Value::as_bool) == Some(true)
-}
-
-/// What a call does, as rules see it.
-enum Subjects {
-    /// A command line and its simple commands.
-    Commands(Arc<CommandLine>),
-    /// Paths as (root name, relative path); `None` where the workspace refuses the path.
-    Paths(Vec<Option<(String, String)>>),
-    /// `web`'s action and, for `fetch`, the host and port.
-    Web(String, Option<(String, u16)>),
-    /// A polymorphic tool's action.
-    Action(Option<String>),
-}
-
-impl Subjects {
-    fn new(call: &PolicyCall<'_>, workspace: &Workspace) -> Subjects {
-        let args = call.arguments;
-        let text = |key: &str| args.get(key).and_then(Value::as_str);
-        match call.tool {
-            "bash" => Subjects::Commands(Arc::new(CommandLine::parse(
-                text("command").unwrap_or_default(),
-            ))),
-            "web" => {
-                let action = call
-                    .action
-                    .or(text("action"))
-                    .unwrap_or_default()
-                    .to_owned();
-                let host = (action == "fetch")
-                    .then(|| text("query_or_url").and_then(host_of_url))
-                    .flatten();
-                Subjects::Web(action, host)
-            }
-            tool if PATH_TOOLS.contains(&tool) => {
-                let mut paths = Vec::new();
-                for given in named_paths(tool, args) {
-                    paths.extend(resolved(workspace, &given));
-                }
-                Subjects::Paths(paths)
-            }
-            _ => Subjects::Action(call.action.map(str::to_owned)),
-        }
-    }
-
-    fn matches(&self, pattern: &Pattern, effect: Effect) -> Match {
-        let tally = |hits: usize, total: usize| match (hits, total) {
-            (_, 0) | (0, _) => Match::No,
-            (h, t) if h == t => Match::All,
-            _ => Match::Some,
-        };
-        match (self, pattern) {
-            // A line the checks cannot read whole is allowed by no rule.
-            (Subjects::Commands(line), Pattern::Command(_))
-                if effect == Effect::Allow && line.unreadable().is_some() =>
-            {
-                Match::No
-            }
-            (Subjects::Commands(line), Pattern::Command(p)) => {
-                let parts = line.parts();
-                let hits = parts
-                    .iter()
-                    .filter(|part| match effect {
-                        Effect::Allow => {
-                            !part.writes
-                                && (p.matches(&part.all)
-                                    || part.plain_prefix && p.matches(&part.program))
-                        }
-                        Effect::Ask | Effect::Deny => {
-                            p.matches(&part.all) || p.matches(&part.program)
-                        }
-                    })
-                    .count();
-                tally(hits, parts.len())
-            }
-            (Subjects::Paths(paths), Pattern::Path(p)) => {
-                let hits = paths
-                    .iter()
-                    .filter(|x| x.as_ref().is_some_and(|(root, rel)| p.matches(root, rel)))
-                    .count();
-                tally(hits, paths.len())
-            }
-            (Subjects::Web(action, target), Pattern::Web(p)) => {
-                let target = target.as_ref().map(|(h, port)| (h.as_str(), *port));
-                tally(usize::from(p.matches(action, target)), 1)
-            }
-            (Subjects::Action(Some(action)), Pattern::Action(p)) => {
-                tally(usize::from(wildcard(p, action)), 1)
-            }
-            _ => Match::No,
-        }
-    }
-}
-
-/// The paths a call of a path tool names, as given.
-fn named_paths(tool: &str, args: &Value) -> Vec<String> {
-    let strings = |key: &str| -> Vec<String> {
-        match args.get(key) {
-            Some(Value::String(s)) => vec![s.clone()],
-            Some(Value::Array(items)) => items
-                .iter()
-                .filter_map(|v| v.as_str().map(str::to_owned))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    match tool {
-        "read_file" => strings("paths")
-            .iter()
-            .map(|p| crate::file::read_file::split_range(p).0.to_owned())
-            .collect(),
-        "delete_file" => strings("paths"),
-        "apply_patch" => {
-            let patch = args
-                .get("patch")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            match crate::file::apply_patch::parser::parse(patch) {
-                Ok(p) => p
-                    .operations
-                    .iter()
-                    .flat_map(|op| {
-                        let moved = match op {
-                            crate::file::apply_patch::parser::FileOp::Update {
-                                move_to, ..
-                            } => move_to.clone(),
-                            _ => None,
-                        };
-                        std::iter::once(op.path().to_owned()).chain(moved)
-                    })
-                    .collect(),
-                Err(_) => Vec::new(),
-            }
-        }
-        _ => {
-            let given = strings("path");
-            if given.is_empty() {
-                vec![String::new()]
-            } else {
-                given
-            }
-        }
-    }
-}
-
-/// A path as the tools read it, and where it exists, with its links followed inside the
-/// root: one or two subjects; `None` where the workspace refuses it.
-fn resolved(workspace: &Workspace, given: &str) -> Vec<Option<(String, String)>> {
-    let Ok(lexical) = workspace.resolve(given) else {
-        return vec![None];
-    };
-    let named = |p: &crate::workspace::WsPath| {
-        let rel = p.relative().to_str()?.to_owned();
-        Some((workspace.roots()[p.root()].name().to_owned(), rel))
-    };
-    let mut out = vec![named(&lexical)];
-    match workspace.canonicalize(&lexical, true) {
-        Ok(c) if c.path != lexical => out.push(named(&c.path)),
-        Ok(_) => {}
-        // A link that leaves the root: the tool refuses it, and no rule may allow it.
-        Err(_) => out.push(None),
-    }
-    out
 }
 
 #[cfg(test)]
