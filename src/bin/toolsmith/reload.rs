@@ -2,6 +2,9 @@
 //! (found as at start), checks every rule, and swaps the rules of the server and of each
 //! principal at once; a file whose rules cannot be used changes nothing, and says why. Only the
 //! rules are reread: roots, tokens, stores and the other settings need a restart.
+//!
+//! Systems without `SIGHUP` (Windows) reread the rules on a restart only.
+#![cfg_attr(not(unix), allow(dead_code, unused_imports))]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
@@ -149,6 +152,8 @@ pub(crate) fn reload() -> Result<(PathBuf, usize), String> {
 
 /// Rereads the rules on every `SIGHUP` (Unix; elsewhere there is no such signal).
 fn on_sighup() {
+    #[cfg(not(unix))]
+    notice("the rules are reread on a restart (this system has no SIGHUP)");
     #[cfg(unix)]
     tokio::spawn(async {
         use tokio::signal::unix::{SignalKind, signal};
