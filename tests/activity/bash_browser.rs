@@ -208,6 +208,66 @@ async fn the_page_shows_a_bash_call_streaming_through_toolsmith_serve() {
         "{failed_cell}"
     );
 
+    // A preview keeps its lines.
+    let (_, is_error) = call(&peer, "bash", json!({"command": "printf 'one\\ntwo\\n'"})).await;
+    assert!(!is_error);
+    let cells = cdp
+        .wait_cells("the two-line command's end", |c| {
+            c.iter().any(|s| {
+                s["tool"] == "bash"
+                    && s["subject"] == "$ printf 'one\\ntwo\\n'"
+                    && s["status"] == "success"
+            })
+        })
+        .await;
+    let two = cells
+        .iter()
+        .find(|s| s["subject"] == "$ printf 'one\\ntwo\\n'")
+        .expect("the two-line cell");
+    assert!(
+        two["preview"].as_str().unwrap_or("").contains("one\ntwo"),
+        "{two}"
+    );
+
+    // Read again from the store (the page reloaded): the finished cards keep what the calls
+    // worked on, the failed command its output, and their result's fields.
+    cdp.eval("location.reload()").await;
+    let cells = cdp
+        .wait_cells("the cards read from the store", |c| {
+            c.iter().any(|s| {
+                s["tool"] == "bash"
+                    && s["status"] == "failure"
+                    && !s["output"].as_str().unwrap_or("").is_empty()
+            })
+        })
+        .await;
+    let failed_cell = cells
+        .iter()
+        .find(|s| s["tool"] == "bash" && s["status"] == "failure")
+        .expect("the failed bash cell");
+    assert_eq!(
+        failed_cell["subject"], "$ echo kept; echo oops >&2; exit 3",
+        "{failed_cell}"
+    );
+    assert!(
+        failed_cell["output"]
+            .as_str()
+            .unwrap_or("")
+            .contains("kept"),
+        "{failed_cell}"
+    );
+    assert_eq!(failed_cell["data"]["return_code"], "3", "{failed_cell}");
+    // Each read keeps the file it read.
+    let subjects: Vec<&str> = cells
+        .iter()
+        .filter(|s| s["tool"] == "read_file" && s["status"] == "success")
+        .map(|s| s["subject"].as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        subjects.contains(&"a.txt") && subjects.contains(&"hostile.html"),
+        "{subjects:?}"
+    );
+
     cdp.eval(
         "document.querySelectorAll('.cell[data-status=failure] .result').forEach(d => \
          d.querySelector('summary').click())",

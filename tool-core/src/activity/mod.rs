@@ -92,31 +92,38 @@ pub(crate) fn process_tag() -> &'static str {
 pub const MAX_PREVIEW_BYTES: usize = 240;
 
 /// A short preview of a result, as a cell shows it before it is unfolded: the text the model
-/// reads ([`ToolOutput::model_text`]), whitespace runs made one space, cut at
-/// [`MAX_PREVIEW_BYTES`] with `…`.
+/// reads ([`ToolOutput::model_text`]) with its lines kept (a diff stays a diff; blank lines and
+/// trailing spaces go), cut at [`MAX_PREVIEW_BYTES`] with `…`.
 pub fn result_preview(output: &ToolOutput) -> String {
     let text = output.model_text(&mut crate::render::ResourcesTracker::new());
     preview_of(&text)
 }
 
-/// `text` as a preview: whitespace runs made one space, cut at [`MAX_PREVIEW_BYTES`].
+/// `text` as a preview: its non-blank lines, trailing spaces trimmed (and the first line's
+/// leading ones), cut at [`MAX_PREVIEW_BYTES`].
 pub(crate) fn preview_of(text: &str) -> String {
     let mut out = String::with_capacity(MAX_PREVIEW_BYTES.min(text.len()) + 4);
-    let mut space = false;
-    for c in text.trim().chars() {
-        if c.is_whitespace() {
-            space = true;
-            continue;
+    let lines = text
+        .lines()
+        .map(str::trim_end)
+        .filter(|l| !l.trim().is_empty());
+    for (i, line) in lines.enumerate() {
+        // The preview starts at the text, not at its first line's indentation.
+        let line = if i == 0 { line.trim_start() } else { line };
+        if !out.is_empty() {
+            if out.len() + 1 > MAX_PREVIEW_BYTES {
+                out.push('…');
+                return out;
+            }
+            out.push('\n');
         }
-        if space {
-            out.push(' ');
-            space = false;
+        for c in line.chars() {
+            if out.len() + c.len_utf8() > MAX_PREVIEW_BYTES {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
         }
-        if out.len() + c.len_utf8() > MAX_PREVIEW_BYTES {
-            out.push('…');
-            return out;
-        }
-        out.push(c);
     }
     out
 }
@@ -424,6 +431,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_preview_keeps_its_lines_and_its_bound() {
+        let diff = "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old   \n+new\n\n\n";
+        assert_eq!(
+            preview_of(diff),
+            "--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new"
+        );
+        assert_eq!(preview_of("  \n\n one  two \n"), "one  two");
+        let long = "line\n".repeat(200);
+        let cut = preview_of(&long);
+        assert!(
+            cut.ends_with('…') && cut.len() <= MAX_PREVIEW_BYTES + '…'.len_utf8(),
+            "{cut}"
+        );
+        assert!(cut.starts_with("line\nline\n"));
+    }
+
+    #[test]
     fn activity_ids_are_act_and_a_new_number() {
         let a = next_activity_id();
         let b = next_activity_id();
@@ -445,8 +469,11 @@ mod tests {
     }
 
     #[test]
-    fn a_preview_is_one_short_line() {
-        assert_eq!(preview_of("  Found 3\n\n  results\t "), "Found 3 results");
+    fn a_preview_is_short() {
+        assert_eq!(
+            preview_of("  Found 3\n\n  results\t "),
+            "Found 3\n  results"
+        );
         let long = preview_of(&"é".repeat(1000));
         assert!(long.len() <= MAX_PREVIEW_BYTES + '…'.len_utf8());
         assert!(long.ends_with('…'));

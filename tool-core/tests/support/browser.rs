@@ -153,6 +153,7 @@ pub const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('
   group_title: c.closest('.group').querySelector('.group-title').textContent,
   status_line: c.querySelector('.status-line').textContent,
   preview: c.querySelector('.preview').textContent,
+  subject: c.querySelector('.subject').textContent,
   data: Object.fromEntries(Array.from(c.querySelectorAll('.data .field')).map(f => [f.dataset.field, f.querySelector('dd').textContent])),
   name: c.querySelector('.name').textContent,
   message: c.querySelector('.message').textContent,

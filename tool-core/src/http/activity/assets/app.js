@@ -46,6 +46,27 @@
     return ms ? new Date(ms).toLocaleTimeString() : '';
   }
 
+  // What a call works on, from its arguments: the command it runs, the paths, pattern,
+  // query or address it names (kept on the card once the call ends).
+  const MAX_SUBJECT = 300;
+  function subjectOf(input) {
+    if (!input || typeof input !== 'object') return '';
+    let text = '';
+    if (typeof input.command === 'string') {
+      text = '$ ' + input.command;
+    } else {
+      const parts = [];
+      for (const k of ['pattern', 'query', 'query_or_url', 'url']) {
+        if (typeof input[k] === 'string') parts.push(input[k]);
+      }
+      const paths = Array.isArray(input.paths) ? input.paths
+        : typeof input.path === 'string' ? [input.path] : [];
+      for (const p of paths) parts.push(String(p));
+      text = parts.join(' \u00b7 ');
+    }
+    return text.length > MAX_SUBJECT ? text.slice(0, MAX_SUBJECT) + '\u2026' : text;
+  }
+
   function cellFor(id, name) {
     let c = cells.get(id);
     if (c) return c;
@@ -58,6 +79,7 @@
       name: el('span', 'name'),
       sets: el('span', 'sets'),
       meta: el('span', 'meta'),
+      subject: el('div', 'subject'),
       message: el('div', 'message'),
       statusLine: el('div', 'status-line'),
       preview: el('div', 'preview'),
@@ -74,8 +96,8 @@
     head.append(dom.icon, dom.name, dom.sets, dom.meta);
     dom.input.append(el('summary', null, 'Input'), dom.inputPre);
     dom.result.append(dom.resultSummary, dom.resultPre);
-    root.append(head, dom.message, dom.statusLine, dom.preview, dom.data, dom.error, dom.output,
-      dom.input, dom.result);
+    root.append(head, dom.subject, dom.message, dom.statusLine, dom.preview, dom.data, dom.error,
+      dom.output, dom.input, dom.result);
     c = {
       id, name, dom, status: 'in_progress', toolsets: [], userFacing: true,
       started: 0, finished: 0, input: undefined, hasInput: false, result: undefined,
@@ -191,18 +213,22 @@
       && (!filters.principal || principal === filters.principal);
   }
 
-  // The live data of a running cell, one row a field.
+  // The data of a cell, one row a field: a running call's live data; a finished call's
+  // result fields that fit a line (the whole result is under Result).
   function renderData(c) {
     const rows = [];
-    if (c.status === 'in_progress') {
-      for (const [k, v] of Object.entries(c.data)) {
-        let text = typeof v === 'string' ? v : pretty(v);
-        if (text.length > MAX_DATA_FIELD) text = text.slice(0, MAX_DATA_FIELD) + '…';
-        const row = el('div', 'field');
-        row.dataset.field = k;
-        row.append(el('dt', null, k), el('dd', null, text));
-        rows.push(row);
-      }
+    const running = c.status === 'in_progress';
+    const fields = running ? c.data
+      : c.result && typeof c.result === 'object' && !Array.isArray(c.result) ? c.result : {};
+    for (const [k, v] of Object.entries(fields)) {
+      const long = typeof v === 'string' && (v.length > 120 || v.includes('\n'));
+      if (!running && (k === 'type' || (v !== null && typeof v === 'object') || long)) continue;
+      let text = typeof v === 'string' ? v : pretty(v);
+      if (text.length > MAX_DATA_FIELD) text = text.slice(0, MAX_DATA_FIELD) + '\u2026';
+      const row = el('div', 'field');
+      row.dataset.field = k;
+      row.append(el('dt', null, k), el('dd', null, text));
+      rows.push(row);
     }
     c.dom.data.replaceChildren(...rows);
   }
@@ -222,6 +248,7 @@
     const took = c.finished && c.started ? ' · ' + duration(c.finished - c.started)
       : c.status === 'in_progress' && c.started ? ' · ' + duration(Math.max(0, Date.now() - c.started)) : '';
     d.meta.textContent = label + took + (c.started ? ' · ' + clock(c.started) : '');
+    d.subject.textContent = subjectOf(c.input);
     d.message.textContent = c.status === 'in_progress' && c.message ? c.message : '';
     d.statusLine.textContent = c.status !== 'in_progress' && c.statusLine ? c.statusLine : '';
     d.preview.textContent = c.status === 'success' && c.preview && c.preview !== c.statusLine
@@ -298,6 +325,10 @@
     if (r.error) c.error = r.error;
     if (r.status !== 'in_progress' && r.data && Object.keys(r.data).length > 0) {
       c.result = r.data; c.hasResult = true;
+      // A finished call read from the store shows the output it printed, as it did live.
+      if (c.outLen === 0 && typeof r.data.output === 'string' && r.data.output) {
+        appendOutput(c, r.data.output);
+      }
     }
     render(c);
   }
