@@ -16,7 +16,7 @@ use tool_std::trust::rules::StandardPolicy;
 use tool_std::workspace::Workspace;
 
 use crate::approval;
-use crate::config::{Config, RulesSection};
+use crate::config::Config;
 use crate::notice;
 
 /// A policy whose rules can be replaced while calls are decided (each call meets one whole
@@ -123,16 +123,7 @@ pub(crate) fn reload() -> Result<(PathBuf, usize), String> {
     // Every set is built before any is swapped: all change, or none.
     let mut built = Vec::with_capacity(targets.len());
     for target in targets.iter() {
-        let mut sections: Vec<&RulesSection> = config.file.rules.iter().collect();
-        if let Some(name) = &target.principal {
-            let own = config
-                .file
-                .principals
-                .iter()
-                .find(|p| p.name.get_ref() == name)
-                .and_then(|p| p.rules.as_ref());
-            sections.extend(own);
-        }
+        let sections = config.rule_sections(target.principal.as_deref());
         let policy = approval::policy(
             &config,
             &sections,

@@ -16,7 +16,7 @@ use tool_core::{ApproveAll, Registry, Runtime, SelectedTools, SessionConfig, Too
 
 use crate::approval::{self, NoOneToAsk};
 use crate::args::{GlobalOptions, SelectionArgs};
-use crate::config::{Config, RulesSection};
+use crate::config::Config;
 use crate::{fail, host, notice, prompt_context, prompt_context_for, tools};
 
 /// The most bytes of arguments read from stdin or a file (the runtime's own limit on a
@@ -147,16 +147,7 @@ fn build_runtime(
     principal: Option<&str>,
 ) -> Result<Unbuilt, String> {
     let shell = Arc::new(parts.shell);
-    let mut rules: Vec<&RulesSection> = config.file.rules.iter().collect();
-    if let Some(name) = principal {
-        let own = config
-            .file
-            .principals
-            .iter()
-            .find(|p| p.name.get_ref() == name)
-            .and_then(|p| p.rules.as_ref());
-        rules.extend(own);
-    }
+    let rules = config.rule_sections(principal);
     let policy = approval::policy(
         config,
         &rules,

@@ -175,6 +175,22 @@ impl Config {
             .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
     }
 
+    /// The rule sections a runtime applies: the file's `[rules]`, and for a principal its own
+    /// after them.
+    pub(crate) fn rule_sections(&self, principal: Option<&str>) -> Vec<&RulesSection> {
+        let mut sections: Vec<&RulesSection> = self.file.rules.iter().collect();
+        if let Some(name) = principal {
+            let own = self
+                .file
+                .principals
+                .iter()
+                .find(|p| p.name.get_ref() == name)
+                .and_then(|p| p.rules.as_ref());
+            sections.extend(own);
+        }
+        sections
+    }
+
     /// Fills the tool selection the command line left unset from `[select]`.
     pub(crate) fn fill_selection(&self, s: &mut crate::args::SelectionArgs) {
         let Some(file) = &self.file.select else {

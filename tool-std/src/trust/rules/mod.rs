@@ -109,21 +109,10 @@ fn same_family(rule_tool: &str, call_tool: &str) -> bool {
             .any(|family| family.contains(&rule_tool) && family.contains(&call_tool))
 }
 
-/// The tools whose specifier is a path glob.
-const PATH_TOOLS: &[&str] = &[
-    "read_file",
-    "list_directory",
-    "create_file",
-    "update_file",
-    "append_file",
-    "edit_lines",
-    "replace_in_file",
-    "delete_file",
-    "apply_patch",
-    "glob",
-    "grep",
-    "search",
-];
+/// Whether `tool`'s specifier is a path glob: a reading or a writing tool.
+fn is_path_tool(tool: &str) -> bool {
+    READING_TOOLS.contains(&tool) || WRITING_TOOLS.contains(&tool)
+}
 
 /// A rule that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,7 +157,7 @@ impl Kind {
         match spec.name.as_ref() {
             "bash" => Kind::Command,
             "web" => Kind::Web(actions()),
-            name if PATH_TOOLS.contains(&name) => Kind::Paths,
+            name if is_path_tool(name) => Kind::Paths,
             _ if spec.actions.is_some() => Kind::Action(actions()),
             _ => Kind::None,
         }

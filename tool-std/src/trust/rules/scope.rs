@@ -15,7 +15,7 @@
 use serde_json::Value;
 use tool_core::policy::PolicyCall;
 
-use super::PATH_TOOLS;
+use super::is_path_tool;
 use super::subjects::{named_paths, resolved};
 use crate::trust::command::{CommandLine, escape_wildcards};
 use crate::trust::net::host_of_url;
@@ -65,7 +65,7 @@ pub(super) fn of(call: &PolicyCall<'_>, workspace: &Workspace) -> Vec<String> {
                 (action, _) => vec![format!("web({action})")],
             }
         }
-        tool if PATH_TOOLS.contains(&tool) => {
+        tool if is_path_tool(tool) => {
             let several = workspace.roots().len() > 1;
             named_paths(tool, args)
                 .iter()

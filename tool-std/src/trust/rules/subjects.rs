@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tool_core::policy::{Effect, Match, PolicyCall};
 
-use super::{PATH_TOOLS, Pattern};
+use super::{Pattern, is_path_tool};
 use crate::trust::command::{CommandLine, wildcard};
 use crate::trust::net::host_of_url;
 use crate::workspace::Workspace;
@@ -42,7 +42,7 @@ impl Subjects {
                     .flatten();
                 Subjects::Web(action, host)
             }
-            tool if PATH_TOOLS.contains(&tool) => {
+            tool if is_path_tool(tool) => {
                 let mut paths = Vec::new();
                 for given in named_paths(tool, args) {
                     paths.extend(resolved(workspace, &given));
