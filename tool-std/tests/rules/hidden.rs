@@ -153,6 +153,63 @@ async fn a_read_denial_holds_for_every_tool_that_reads_and_for_commands() {
     );
 }
 
+/// Links inside the root that lead to hidden paths (made before the calls, and one made by a
+/// command while the rules hold) reach nothing: the file tools judge the path a link leads to,
+/// the walkers do not follow links, and the sandbox's mask lies under every name of the path.
+#[tokio::test]
+async fn links_to_a_hidden_path_reach_nothing() {
+    let (_tmp, root, s) = session(&[(Effect::Deny, "read_file(secrets/**)")], true);
+    std::os::unix::fs::symlink("secrets/key.txt", root.join("keylink")).expect("link");
+    std::os::unix::fs::symlink("secrets", root.join("dirlink")).expect("link");
+    for (tool, args) in [
+        ("read_file", json!({"paths": ["keylink"]})),
+        ("read_file", json!({"paths": ["dirlink/key.txt"]})),
+        ("list_directory", json!({"path": "dirlink"})),
+        ("grep", json!({"pattern": "API_KEY", "path": "dirlink"})),
+        (
+            "update_file",
+            json!({"path": "keylink", "content": "x", "overwrite": true}),
+        ),
+    ] {
+        let answer = call(&s, tool, args.clone()).await;
+        assert!(answer["error_type"].is_string(), "{tool} {args}: {answer}");
+        assert!(
+            !answer.to_string().contains(SECRET),
+            "{tool} {args}: {answer}"
+        );
+    }
+    for (tool, args) in [
+        (
+            "grep",
+            json!({"pattern": "hunter2", "output_mode": "content"}),
+        ),
+        ("search", json!({"query": "hunter2"})),
+    ] {
+        // `keys/a.pem` holds the same words and is not hidden here; nothing comes from the
+        // secret's directory, by its name or through a link.
+        let answer = call(&s, tool, args.clone()).await;
+        let text = answer.to_string();
+        assert!(answer["error_type"].is_null(), "{tool} {args}: {answer}");
+        for name in ["secrets", "keylink", "dirlink", "API_KEY"] {
+            assert!(!text.contains(name), "{tool} {args}: {name}: {answer}");
+        }
+    }
+    // A command makes its own link and reads through it, and through the ones made before.
+    let answer = call(
+        &s,
+        "bash",
+        json!({"command": "ln -s secrets/key.txt mine; cat mine keylink dirlink/key.txt; true"}),
+    )
+    .await;
+    assert_eq!(answer["status"], "exited", "{answer}");
+    assert!(!answer.to_string().contains(SECRET), "{answer}");
+    assert_eq!(
+        std::fs::read_to_string(root.join("secrets/key.txt")).expect("the secret"),
+        format!("API_KEY={SECRET}\n"),
+        "the secret is untouched"
+    );
+}
+
 #[tokio::test]
 async fn a_path_rule_of_one_tool_is_its_familys_and_a_bare_rule_stays_its_own() {
     let (_tmp, root, s) = session(
