@@ -229,11 +229,7 @@ pub(crate) fn shell_config(
 
 /// Puts an SQLite file and its side files on the sandbox's deny list.
 fn deny_database(config: &mut tool_std::shell::ShellConfig, file: &Path) {
-    for suffix in ["", "-wal", "-shm", "-journal"] {
-        let mut path = file.to_path_buf().into_os_string();
-        path.push(suffix);
-        config.sandbox.deny_read.push(PathBuf::from(path));
-    }
+    config.sandbox.deny_read.extend(with_side_files(file));
 }
 
 /// The line `list` and `serve` print about the bash sandbox when they start.

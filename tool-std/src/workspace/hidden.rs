@@ -160,6 +160,15 @@ impl Workspace {
         Ok(())
     }
 
+    /// The rules' hidden paths as they stand now.
+    fn ruled(&self) -> Arc<HiddenSet> {
+        self.inner
+            .ruled
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
     /// The specifier that hides `p` (the host's own, then the rules'), if one does.
     pub fn hidden_by(&self, p: &WsPath) -> Option<String> {
         if p.is_root() {
@@ -170,12 +179,7 @@ impl Workspace {
         if let Some(s) = self.inner.own.matching(root, rel) {
             return Some(s.to_owned());
         }
-        let ruled = self
-            .inner
-            .ruled
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let ruled = self.ruled();
         ruled.matching(root, rel).map(str::to_owned)
     }
 
@@ -183,12 +187,7 @@ impl Workspace {
     /// without wildcards (`secrets/**` is `ROOT/secrets`), and the set of the other globs, to
     /// look for on disk. Roots nothing hides are left out.
     pub(crate) fn hidden_on_disk(&self) -> Vec<HiddenInRoot> {
-        let ruled = self
-            .inner
-            .ruled
-            .read()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone();
+        let ruled = self.ruled();
         let mut out = Vec::new();
         for root in self.roots() {
             let mut here = HiddenInRoot {

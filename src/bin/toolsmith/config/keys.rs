@@ -340,9 +340,7 @@ fn keys_of(table: &str) -> Vec<&'static str> {
         if let Some(rest) = k.path.strip_prefix(prefix.as_str()) {
             let first = rest.split('.').next().unwrap_or(rest);
             if !out.contains(&first) {
-                // `&'static` from the table: the first part of a static path.
-                let start = k.path.len() - rest.len();
-                out.push(&k.path[start..start + first.len()]);
+                out.push(first);
             }
         }
     }
