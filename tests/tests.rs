@@ -11,6 +11,8 @@ mod support;
 /// The activity `toolsmith serve` records and shows: the live page on HTTP and beside
 /// stdio, the SQLite store, `toolsmith activity`.
 mod activity {
+    mod approval;
+    mod approval_browser;
     mod bash_browser;
     mod serve;
     mod stdio;

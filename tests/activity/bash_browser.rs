@@ -231,7 +231,7 @@ async fn the_page_shows_a_bash_call_streaming_through_toolsmith_serve() {
 
     // Read again from the store (the page reloaded): the finished cards keep what the calls
     // worked on, the failed command its output, and their result's fields.
-    cdp.eval("location.reload()").await;
+    cdp.reload().await;
     let cells = cdp
         .wait_cells("the cards read from the store", |c| {
             c.iter().any(|s| {

@@ -162,3 +162,23 @@ pub fn initialize(addr: &str, client: &str, version: &str) -> String {
     assert_eq!(answer.status, 202, "initialized: {}", answer.body);
     session
 }
+
+/// A 2026-07-28 `tools/call` of `tool` from a client that can ask its user (elicitation), as
+/// a JSON-RPC frame; with the retry's request state and the user's decision when given.
+pub fn asking_call_2026(
+    id: u64,
+    tool: &str,
+    arguments: Value,
+    retry: Option<(&str, &str)>,
+) -> Value {
+    let mut meta = meta_2026("asking-client");
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {"form": {}}});
+    let mut params = json!({"name": tool, "arguments": arguments, "_meta": meta});
+    if let Some((state, decision)) = retry {
+        params["requestState"] = json!(state);
+        params["inputResponses"] = json!({"approval": {
+            "action": "accept", "content": {"decision": decision},
+        }});
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}

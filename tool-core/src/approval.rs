@@ -1,7 +1,7 @@
 //! The approval gate: an async [`Approver`] decides on calls that need approval.
 
 use async_trait::async_trait;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{ErrorKind, ToolError};
@@ -30,6 +30,10 @@ pub struct ApprovalRequest {
     /// [`CallPolicy::scope`](crate::policy::CallPolicy::scope): what "allow for this session"
     /// grants (empty: the whole tool, and the form says so).
     pub scope: Vec<String>,
+    /// The activity record of the waiting call (its status is `awaiting_approval` while the
+    /// approver decides), so that an approver answering through a later call
+    /// ([`ApprovalDecision::Defer`]) can name it.
+    pub activity_id: String,
 }
 
 impl ApprovalRequest {
@@ -50,6 +54,7 @@ impl ApprovalRequest {
             rule: None,
             preview: None,
             scope: Vec::new(),
+            activity_id: String::new(),
         }
     }
 
@@ -78,36 +83,88 @@ pub(crate) fn refused_by_rule(rule: &str, reason: &str, suggestion: Option<Strin
     e
 }
 
+/// Who let a call run, as its activity record keeps it ([`Allowed`](crate::activity::Allowed)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ApprovedBy {
+    /// A permission rule's `allow` (the record names it).
+    Rule,
+    /// The user, for this call.
+    UserOnce,
+    /// The user, for calls like it until the session ends (now, or earlier in the session).
+    UserSession,
+    /// The host approves every call that asks (the CLI's `--approve`, [`ApproveAll`]).
+    ApproveAll,
+    /// An approver that did not say how ([`ApprovalDecision::Approve`]).
+    Approver,
+}
+
+impl ApprovedBy {
+    /// How a person reads it: `a rule`, `the user (once)`, `the user (for the session)`,
+    /// `--approve`, `the approver`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ApprovedBy::Rule => "a rule",
+            ApprovedBy::UserOnce => "the user (once)",
+            ApprovedBy::UserSession => "the user (for the session)",
+            ApprovedBy::ApproveAll => "--approve",
+            ApprovedBy::Approver => "the approver",
+        }
+    }
+}
+
 /// What an approver decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ApprovalDecision {
-    /// Run the call.
+    /// Run the call (the record says [`ApprovedBy::Approver`]; [`ApproveAs`](Self::ApproveAs)
+    /// says who).
     Approve,
     /// Do not run it; the model gets an `approval_denied` error with the reason.
     Deny {
         /// Why, shown to the model.
         reason: Option<String>,
     },
+    /// Run the call, saying who allowed it: its activity record keeps it.
+    ApproveAs(ApprovedBy),
+    /// The person is asked, but their answer comes with a later call (MCP 2026-07-28's
+    /// `input_required` round): this call ends now with `reason` (`approval_denied`), while
+    /// its record stays `awaiting_approval` for the call that brings the answer and continues
+    /// it, or until `expires_at_ms` (milliseconds since the Unix epoch), when it ends
+    /// `failure`, unanswered.
+    Defer {
+        /// Why the call ends now, shown to the caller.
+        reason: String,
+        /// When the question expires.
+        expires_at_ms: u64,
+    },
 }
 
 impl ApprovalDecision {
-    /// The decision as the call's path takes it: a denial is the model's `approval_denied`.
-    pub(crate) fn into_result(self) -> Result<(), ToolError> {
+    /// Who allowed the call, when the decision lets it run.
+    pub fn approved_by(&self) -> Option<ApprovedBy> {
         match self {
-            ApprovalDecision::Approve => Ok(()),
-            ApprovalDecision::Deny { reason } => {
-                let msg = match reason {
-                    Some(r) => format!("the call was not approved: {r}"),
-                    None => "the call was not approved".to_owned(),
-                };
-                Err(
-                    ToolError::new(ErrorKind::ApprovalDenied, msg).with_suggestion(
-                        "Do not retry the same call; ask the user or take another approach.",
-                    ),
-                )
-            }
+            ApprovalDecision::Approve => Some(ApprovedBy::Approver),
+            ApprovalDecision::ApproveAs(by) => Some(*by),
+            ApprovalDecision::Deny { .. } | ApprovalDecision::Defer { .. } => None,
         }
+    }
+
+    /// The decision as the call's path takes it: who allowed the call, or the model's
+    /// `approval_denied`.
+    pub(crate) fn into_result(self) -> Result<ApprovedBy, ToolError> {
+        let msg = match self {
+            ApprovalDecision::Approve => return Ok(ApprovedBy::Approver),
+            ApprovalDecision::ApproveAs(by) => return Ok(by),
+            ApprovalDecision::Deny { reason: Some(r) } => format!("the call was not approved: {r}"),
+            ApprovalDecision::Deny { reason: None } => "the call was not approved".to_owned(),
+            ApprovalDecision::Defer { reason, .. } => {
+                format!("the call was not approved: {reason}")
+            }
+        };
+        Err(ToolError::new(ErrorKind::ApprovalDenied, msg)
+            .with_suggestion("Do not retry the same call; ask the user or take another approach."))
     }
 }
 
@@ -142,7 +199,7 @@ pub struct ApproveAll;
 #[async_trait]
 impl Approver for ApproveAll {
     async fn approve(&self, _: &ApprovalRequest) -> ApprovalDecision {
-        ApprovalDecision::Approve
+        ApprovalDecision::ApproveAs(ApprovedBy::ApproveAll)
     }
 }
 

@@ -215,6 +215,14 @@ pub(crate) struct Host {
     pub(crate) services: Services,
     pub(crate) events: EventStream,
     pub(crate) activities: Arc<dyn ActivityStore>,
+    /// The records waiting for an answer a later call brings.
+    pub(crate) deferred: crate::activity::Deferrals,
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        crate::activity::Deferrals::end_all(self);
+    }
 }
 
 /// What every call of one session shares: its mode, its state, its own services and its
@@ -315,6 +323,7 @@ impl ToolContext {
             services,
             events: EventStream::new(),
             activities: Arc::new(InMemoryActivityStore::new()),
+            deferred: Default::default(),
         });
         let session = Arc::new(SessionParts {
             mode: Mode::Agent,

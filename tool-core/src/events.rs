@@ -1,6 +1,7 @@
 //! The activity event stream (seed 004): every call emits `TOOL_CALL_START`, then any number
 //! of `TOOL_OUTPUT_CHUNK`, `PROGRESS` and `ACTIVITY_UPDATE` events, then `TOOL_CALL_END` or
-//! `ERROR`. Each event names the [`Conversation`] its call belongs to.
+//! `ERROR`; a call that waits for someone's approval emits `AWAITING_APPROVAL` after its START
+//! and `APPROVED` once allowed. Each event names the [`Conversation`] its call belongs to.
 //!
 //! **Names on the wire.** Event types are written upper-case (`TOOL_CALL_START`), as the
 //! AG-UI protocol writes its event types and as the activity page and the records read them;
@@ -32,7 +33,8 @@ pub const MAX_SUBSCRIBERS: usize = 1024;
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 #[non_exhaustive]
 pub enum EventKind {
-    /// A call was taken up: its activity record exists, `in_progress`. Every call gets one,
+    /// A call was taken up: its activity record exists, `in_progress` (or
+    /// `awaiting_approval`, which `AWAITING_APPROVAL` follows). Every call gets one,
     /// followed by exactly one `TOOL_CALL_END` or `ERROR`; a call refused before its tool
     /// runs (unknown tool, permission, validation, approval) gets `ERROR` right after.
     #[serde(alias = "tool_call_start")]
@@ -49,6 +51,14 @@ pub enum EventKind {
     /// [`clear_display_message`](crate::ToolContext::clear_display_message)).
     #[serde(alias = "activity_update")]
     ActivityUpdate,
+    /// The call waits for someone to approve it: its record is `awaiting_approval`, after
+    /// its `TOOL_CALL_START`. `APPROVED` follows when it is allowed, `ERROR` when not.
+    #[serde(alias = "awaiting_approval")]
+    AwaitingApproval,
+    /// The call waiting for approval was allowed and runs (`in_progress`); says by whom and
+    /// after how long.
+    #[serde(alias = "approved")]
+    Approved,
     /// A call finished with a result.
     #[serde(alias = "tool_call_end")]
     ToolCallEnd,
@@ -74,6 +84,8 @@ impl EventKind {
             EventKind::ToolOutputChunk => "tool_output_chunk",
             EventKind::Progress => "progress",
             EventKind::ActivityUpdate => "activity_update",
+            EventKind::AwaitingApproval => "awaiting_approval",
+            EventKind::Approved => "approved",
             EventKind::ToolCallEnd => "tool_call_end",
             EventKind::Error => "error",
         }
@@ -111,6 +123,20 @@ pub enum EventData {
         /// Whether the display message was cleared.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         display_message_cleared: bool,
+    },
+    /// What the call waits for.
+    Awaiting {
+        /// What asks for approval ([`ApprovalRequest::asked_by`](crate::ApprovalRequest::asked_by)).
+        asked_by: String,
+        /// What "allow for this session" would grant
+        /// ([`ApprovalRequest::scope`](crate::ApprovalRequest::scope)).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        scope: Vec<String>,
+    },
+    /// How the waiting call was allowed.
+    Approved {
+        /// Who allowed it, and after how long.
+        allowed: crate::activity::Allowed,
     },
     /// The result.
     End {

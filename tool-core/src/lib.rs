@@ -120,10 +120,12 @@ pub mod validate;
 
 pub use action::{Actions, Choice};
 pub use activity::{
-    ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Conversation,
-    InMemoryActivityStore,
+    ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Allowed,
+    Conversation, InMemoryActivityStore,
 };
-pub use approval::{ApprovalDecision, ApprovalRequest, ApproveAll, Approver, DenyAll, FnApprover};
+pub use approval::{
+    ApprovalDecision, ApprovalRequest, ApproveAll, ApprovedBy, Approver, DenyAll, FnApprover,
+};
 pub use call::{Arguments, ToolCall, signature_of};
 pub use context::{CallNotes, MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
 pub use error::{ErrorKind, Problem, RegistryError, SpecError, ToolError};
@@ -136,7 +138,9 @@ pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilte
 pub use render::{
     Image, MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines,
 };
-pub use runtime::{CallOptions, CallOutcome, Runtime, RuntimeBuilder, Session, SessionConfig};
+pub use runtime::{
+    CallOptions, CallOutcome, Continues, Runtime, RuntimeBuilder, Session, SessionConfig,
+};
 pub use schema::NoArgs;
 pub use selection::{MAX_SELECTION_NAMES, SelectedTools, SelectionError, ToolSelection};
 pub use spec::{

@@ -9,6 +9,7 @@ mod support;
 
 /// The activity of calls: records, stores, and (feature `http`) the live page's routes.
 mod activity {
+    mod approval;
     mod bounds;
     #[cfg(feature = "mcp")]
     mod browser;
@@ -38,6 +39,7 @@ mod provider {
 mod runtime {
     mod abandon;
     mod access;
+    mod approval_record;
     mod cancel;
     mod concurrency;
     mod errors;

@@ -87,26 +87,27 @@ pub(crate) async fn show(
 /// when it ends, which costs a line, not a miss).
 const MAX_REMEMBERED: usize = 10_000;
 
-/// What `--follow` has printed: the records begun and not yet ended, and those ended.
+/// What `--follow` has printed: the records begun and not yet ended (as they stood), and
+/// those ended.
 #[derive(Default)]
 struct Shown {
-    running: std::collections::HashSet<String>,
+    running: std::collections::HashMap<String, ActivityStatus>,
     ended: std::collections::VecDeque<String>,
     ended_set: std::collections::HashSet<String>,
 }
 
 impl Shown {
-    /// Whether `r` is to be printed now (a record not seen, or one seen running that has
-    /// ended), noting that it was.
+    /// Whether `r` is to be printed now (a record not seen, one seen waiting for approval
+    /// that now runs, or one seen running that has ended), noting that it was.
     fn printed(&mut self, r: &ActivityRecord) -> bool {
         if self.ended_set.contains(&r.id) {
             return false;
         }
-        if r.status == ActivityStatus::InProgress {
+        if !r.status.is_terminal() {
             if self.running.len() >= MAX_REMEMBERED {
                 self.running.clear();
             }
-            return self.running.insert(r.id.clone());
+            return self.running.insert(r.id.clone(), r.status) != Some(r.status);
         }
         self.running.remove(&r.id);
         self.ended.push_back(r.id.clone());
@@ -134,7 +135,7 @@ impl Printer {
         if !self.json {
             let _ = writeln!(
                 std::io::stdout().lock(),
-                "{:<20} {:<16} {:<11} {:>9}  {:<28} SUMMARY",
+                "{:<20} {:<16} {:<17} {:>9}  {:<28} SUMMARY",
                 "STARTED (UTC)",
                 "TOOL",
                 "STATUS",
@@ -154,26 +155,33 @@ impl Printer {
         }
         let status = match r.status {
             ActivityStatus::InProgress => "running",
-            ActivityStatus::Success => "success",
-            ActivityStatus::Failure => "failure",
+            other => other.as_str(),
         };
         let took = r.duration_ms().map_or_else(String::new, duration);
         let conversation = r
             .conversation
             .as_ref()
             .map_or_else(String::new, |c| c.label());
+        let allowed = r.allowed.as_ref().map(|a| a.describe());
         let summary = match r.status {
-            ActivityStatus::InProgress => r.display_message.clone().unwrap_or_default(),
+            ActivityStatus::AwaitingApproval => "waiting for approval".to_owned(),
+            ActivityStatus::InProgress => {
+                (r.display_message.clone()).or(allowed).unwrap_or_default()
+            }
             ActivityStatus::Failure if r.error.is_some() => r.error.clone().unwrap_or_default(),
-            _ => r
-                .status_line
-                .clone()
-                .or_else(|| r.preview.clone())
-                .unwrap_or_default(),
+            _ => {
+                let line = (r.status_line.clone())
+                    .or_else(|| r.preview.clone())
+                    .unwrap_or_default();
+                match allowed {
+                    Some(allowed) => format!("{line} ({allowed})"),
+                    None => line,
+                }
+            }
         };
         writeln!(
             out,
-            "{:<20} {:<16} {:<11} {:>9}  {:<28} {}",
+            "{:<20} {:<16} {:<17} {:>9}  {:<28} {}",
             utc(r.started_at_ms),
             cut(&r.name, 16),
             status,
@@ -240,5 +248,30 @@ mod tests {
         assert_eq!(duration(125_000), "2 min 5 s");
         assert_eq!(cut("abcdef", 4), "abc…");
         assert_eq!(cut("abc", 4), "abc");
+    }
+
+    #[test]
+    fn follow_prints_a_record_once_in_each_state() {
+        let mut shown = Shown::default();
+        let mut record = ActivityRecord::new("a", "bash", serde_json::json!({}), true);
+        let mut printed = Vec::new();
+        for status in [
+            ActivityStatus::AwaitingApproval,
+            ActivityStatus::AwaitingApproval,
+            ActivityStatus::InProgress,
+            ActivityStatus::InProgress,
+            ActivityStatus::Success,
+            ActivityStatus::Success,
+        ] {
+            record.status = status;
+            printed.push(shown.printed(&record));
+        }
+        assert_eq!(printed, [true, false, true, false, true, false]);
+        // A call that never waited: begun, then ended.
+        let mut other = ActivityRecord::new("b", "bash", serde_json::json!({}), true);
+        assert!(shown.printed(&other));
+        assert!(!shown.printed(&other));
+        other.status = ActivityStatus::Failure;
+        assert!(shown.printed(&other));
     }
 }

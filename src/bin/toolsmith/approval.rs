@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use tool_core::policy::Effect;
-use tool_core::{ApprovalDecision, ApprovalRequest, Approver, Registry};
+use tool_core::{ApprovalDecision, ApprovalRequest, ApprovedBy, Approver, Registry};
 use tool_std::shell::ShellConfig;
 use tool_std::trust::rules::StandardPolicy;
 use tool_std::workspace::Workspace;
@@ -200,7 +200,7 @@ impl Approver for TerminalApprover {
         .await;
         match answer {
             Ok(Ok(line)) if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") => {
-                ApprovalDecision::Approve
+                ApprovalDecision::ApproveAs(ApprovedBy::UserOnce)
             }
             Ok(Ok(_)) => ApprovalDecision::Deny {
                 reason: Some("the user declined it at the terminal".to_owned()),

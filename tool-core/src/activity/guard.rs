@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Conversation};
+use super::{ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Allowed, Conversation};
 use crate::error::ToolError;
 use crate::events::{Event, EventData, EventKind, EventStream};
 use crate::output::ToolOutput;
@@ -25,15 +25,60 @@ pub(crate) struct ActivityGuard<'a> {
 }
 
 impl<'a> ActivityGuard<'a> {
-    /// Records `start` as `in_progress` and emits its START.
+    /// Records `start` (`in_progress`, or `awaiting_approval`) and emits its START.
     pub(crate) fn open(
         store: &'a dyn ActivityStore,
         events: &'a EventStream,
         start: ActivityStart,
     ) -> Self {
+        Self::opened(store, events, start, true, |store, start| {
+            store.begin(start)
+        })
+    }
+
+    /// Records `start` as `awaiting_approval`, and emits its START and AWAITING_APPROVAL
+    /// (what asks, and what "allow for this session" would grant).
+    pub(crate) fn open_awaiting(
+        store: &'a dyn ActivityStore,
+        events: &'a EventStream,
+        mut start: ActivityStart,
+        asked_by: String,
+        scope: Vec<String>,
+    ) -> Self {
+        start.status = ActivityStatus::AwaitingApproval;
+        let guard = Self::open(store, events, start);
+        guard.emit(EventKind::AwaitingApproval, || EventData::Awaiting {
+            asked_by,
+            scope,
+        });
+        guard
+    }
+
+    /// Goes on with the record `start.id`, awaiting approval since an earlier call asked
+    /// ([`ActivityStore::resume`]); emits START again when that call's was not emitted here
+    /// (`announce`: another process asked).
+    pub(crate) fn resume(
+        store: &'a dyn ActivityStore,
+        events: &'a EventStream,
+        mut start: ActivityStart,
+        announce: bool,
+    ) -> Self {
+        start.status = ActivityStatus::AwaitingApproval;
+        Self::opened(store, events, start, announce, |store, start| {
+            store.resume(start)
+        })
+    }
+
+    fn opened(
+        store: &'a dyn ActivityStore,
+        events: &'a EventStream,
+        start: ActivityStart,
+        announce: bool,
+        keep: impl FnOnce(&dyn ActivityStore, ActivityStart),
+    ) -> Self {
         let (id, tool) = (start.id.clone(), start.name.clone());
         let conversation = start.conversation.clone();
-        let event = events.wants(EventKind::ToolCallStart).then(|| {
+        let event = (announce && events.wants(EventKind::ToolCallStart)).then(|| {
             let arguments = start.input();
             Event::new(
                 EventKind::ToolCallStart,
@@ -43,7 +88,7 @@ impl<'a> ActivityGuard<'a> {
             )
             .with_conversation(conversation.clone())
         });
-        store.begin(start);
+        keep(store, start);
         if let Some(event) = event {
             events.emit(event);
         }
@@ -54,6 +99,31 @@ impl<'a> ActivityGuard<'a> {
             tool,
             conversation,
             open: true,
+        }
+    }
+
+    /// The call waiting for approval was allowed: the record runs (`in_progress`) and says
+    /// how; APPROVED is emitted.
+    pub(crate) fn approved(&self, allowed: Allowed) {
+        let event = allowed.clone();
+        self.store
+            .update(&self.id, ActivityUpdate::Approved(allowed));
+        self.emit(EventKind::Approved, || EventData::Approved {
+            allowed: event,
+        });
+    }
+
+    /// The call ends, but its record stays `awaiting_approval` for the call that brings the
+    /// answer ([`ApprovalDecision::Defer`](crate::ApprovalDecision::Defer)): no END now.
+    pub(crate) fn defer(mut self) {
+        self.open = false;
+    }
+
+    fn emit(&self, kind: EventKind, data: impl FnOnce() -> EventData) {
+        if self.events.wants(kind) {
+            let event = Event::new(kind, &*self.id, &*self.tool, data())
+                .with_conversation(self.conversation.clone());
+            self.events.emit(event);
         }
     }
 

@@ -166,6 +166,16 @@ impl Kept {
                 }
                 self.record.apply(ActivityUpdate::DeleteData(keys));
             }
+            ActivityUpdate::Approved(allowed) => {
+                let rule = allowed.rule.as_ref().map_or(0, String::len);
+                self.recost(0, rule);
+                self.record.apply(ActivityUpdate::Approved(allowed));
+            }
+            ActivityUpdate::Unanswered { error } => {
+                let error = bound::bounded_error(error);
+                self.recost(0, error.len());
+                self.record.apply(ActivityUpdate::Unanswered { error });
+            }
             ActivityUpdate::Finish {
                 status,
                 data,
@@ -325,6 +335,9 @@ impl ActivityStore for InMemoryActivityStore {
         let (data, data_cost) = bound::bounded_data(start.data);
         record.data = data;
         record.conversation = start.conversation;
+        record.status = start.status;
+        record.allowed = start.allowed;
+        record.started_at_ms = start.started_at_ms;
         let (input, input_cost) =
             match bound::arguments_bytes(&start.arguments, MAX_RECORD_INPUT_BYTES) {
                 Some(n) => (Some(start.arguments), n),
@@ -348,6 +361,12 @@ impl ActivityStore for InMemoryActivityStore {
 
     fn update(&self, id: &str, update: ActivityUpdate) {
         self.change(id, |k| k.apply(update));
+    }
+
+    fn resume(&self, start: ActivityStart) {
+        if !self.lock().records.contains_key(&*start.id) {
+            self.begin(start);
+        }
     }
 
     fn succeed(&self, id: &str, output: &ToolOutput) {

@@ -18,6 +18,7 @@
 
 pub(crate) mod bound;
 mod conversation;
+mod deferred;
 mod guard;
 mod memory;
 #[cfg(feature = "sqlite")]
@@ -26,6 +27,8 @@ mod sqlite;
 pub use bound::{MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES};
 pub(crate) use bound::{Meter, Metered, meter_with, text_head};
 pub use conversation::{Conversation, MAX_CONVERSATION_FIELD_BYTES};
+pub(crate) use deferred::Deferrals;
+pub use deferred::MAX_DEFERRED_CALLS;
 pub(crate) use guard::ActivityGuard;
 pub use memory::{DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
 #[cfg(feature = "sqlite")]
@@ -41,6 +44,7 @@ use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::approval::ApprovedBy;
 use crate::call::Arguments;
 use crate::output::ToolOutput;
 
@@ -131,7 +135,11 @@ pub(crate) fn preview_of(text: &str) -> String {
 /// Where a call's activity stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum ActivityStatus {
+    /// Waiting for someone to approve it; it runs (`in_progress`) once approved, and ends
+    /// `failure` when denied.
+    AwaitingApproval,
     /// Running.
     InProgress,
     /// Finished with a result.
@@ -143,7 +151,68 @@ pub enum ActivityStatus {
 impl ActivityStatus {
     /// Whether the activity has finished.
     pub fn is_terminal(self) -> bool {
-        !matches!(self, ActivityStatus::InProgress)
+        !matches!(
+            self,
+            ActivityStatus::InProgress | ActivityStatus::AwaitingApproval
+        )
+    }
+
+    /// Its name on the wire: `awaiting_approval`, `in_progress`, `success`, `failure`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActivityStatus::AwaitingApproval => "awaiting_approval",
+            ActivityStatus::InProgress => "in_progress",
+            ActivityStatus::Success => "success",
+            ActivityStatus::Failure => "failure",
+        }
+    }
+}
+
+/// How a call that needed someone's (or a rule's) leave came to run: the record's
+/// `allowed`. A call nothing asked about has none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct Allowed {
+    /// Who allowed it.
+    pub by: ApprovedBy,
+    /// The `allow` rule, for [`ApprovedBy::Rule`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule: Option<String>,
+    /// How long the call waited for the answer, in milliseconds (part of its duration).
+    pub waited_ms: u64,
+}
+
+impl Allowed {
+    /// Allowed by `by` after waiting `waited_ms`.
+    pub fn new(by: ApprovedBy, waited_ms: u64) -> Self {
+        Allowed {
+            by,
+            rule: None,
+            waited_ms,
+        }
+    }
+
+    /// Allowed by the rule `rule`, without waiting.
+    pub fn by_rule(rule: impl Into<String>) -> Self {
+        Allowed {
+            by: ApprovedBy::Rule,
+            rule: Some(rule.into()),
+            waited_ms: 0,
+        }
+    }
+
+    /// How a person reads it: `allowed by the rule `allow: bash(git status *)``, `allowed by
+    /// the user (once) after 5.0 s`.
+    pub fn describe(&self) -> String {
+        let mut text = match (&self.rule, self.by) {
+            (Some(rule), ApprovedBy::Rule) => format!("allowed by the rule `{rule}`"),
+            (_, by) => format!("allowed by {}", by.describe()),
+        };
+        if self.waited_ms > 0 {
+            let secs = self.waited_ms as f64 / 1000.0;
+            text.push_str(&format!(" after {secs:.1} s"));
+        }
+        text
     }
 }
 
@@ -183,6 +252,9 @@ pub struct ActivityRecord {
     /// The conversation the call belongs to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conversation: Option<Arc<Conversation>>,
+    /// How the call came to run, when a rule or someone had to allow it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed: Option<Allowed>,
 }
 
 impl ActivityRecord {
@@ -207,6 +279,7 @@ impl ActivityRecord {
             status_line: None,
             preview: None,
             conversation: None,
+            allowed: None,
         }
     }
 
@@ -236,6 +309,19 @@ impl ActivityRecord {
             } => {
                 self.status_line = status_line;
                 self.preview = preview;
+            }
+            ActivityUpdate::Approved(allowed) => {
+                if self.status == ActivityStatus::AwaitingApproval {
+                    self.status = ActivityStatus::InProgress;
+                    self.allowed = Some(allowed);
+                }
+            }
+            ActivityUpdate::Unanswered { error } => {
+                if self.status == ActivityStatus::AwaitingApproval {
+                    self.status = ActivityStatus::Failure;
+                    self.error = Some(error);
+                    self.finished_at_ms = Some(crate::events::now_ms());
+                }
             }
             ActivityUpdate::Finish {
                 status,
@@ -274,6 +360,16 @@ pub enum ActivityUpdate {
         /// A short preview of the result.
         preview: Option<String>,
     },
+    /// The call waiting for approval was allowed: it runs now (`in_progress`), and the
+    /// record keeps how. Ignored unless the record is `awaiting_approval`.
+    Approved(Allowed),
+    /// The question the call waits on expired or was withdrawn: the record ends `failure`
+    /// with `error`. Ignored unless the record is `awaiting_approval` (a call continued
+    /// elsewhere is not ended by the process that asked).
+    Unanswered {
+        /// Why it ended.
+        error: String,
+    },
     /// Finishes the activity.
     Finish {
         /// `success` or `failure`.
@@ -303,6 +399,13 @@ pub struct ActivityStart {
     pub data: Map<String, Value>,
     /// The conversation the call belongs to.
     pub conversation: Option<Arc<Conversation>>,
+    /// `in_progress`, or `awaiting_approval` for a call that waits to be allowed.
+    pub status: ActivityStatus,
+    /// How the call came to run, when a rule allowed it before its record began.
+    pub allowed: Option<Allowed>,
+    /// When the call began, in milliseconds since the Unix epoch (a call continuing another's
+    /// question began when it was asked).
+    pub started_at_ms: u64,
 }
 
 impl ActivityStart {
@@ -320,6 +423,9 @@ impl ActivityStart {
             user_facing,
             data: Map::new(),
             conversation: None,
+            status: ActivityStatus::InProgress,
+            allowed: None,
+            started_at_ms: crate::events::now_ms(),
         }
     }
 
@@ -345,6 +451,9 @@ impl ActivityStart {
         );
         record.data = self.data;
         record.conversation = self.conversation;
+        record.status = self.status;
+        record.allowed = self.allowed;
+        record.started_at_ms = self.started_at_ms;
         record
     }
 }
@@ -419,6 +528,15 @@ pub trait ActivityStore: Send + Sync + 'static {
         };
         self.update(id, summary);
         self.update(id, ActivityUpdate::succeeded(output));
+    }
+    /// A call whose question was asked by an earlier call (perhaps in another process
+    /// sharing the store) continues here: its record, `awaiting_approval`, is `start.id`.
+    /// A store that keeps that record goes on with it (and, when processes share it, counts
+    /// it as this process's from now); one that does not keeps `start` as a new record. The
+    /// default is [`begin`](Self::begin), right for a store that replaces a record begun
+    /// twice.
+    fn resume(&self, start: ActivityStart) {
+        self.begin(start);
     }
     /// A record by id.
     async fn get(&self, id: &str) -> Option<ActivityRecord>;

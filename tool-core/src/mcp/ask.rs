@@ -20,8 +20,9 @@ use serde_json::Value;
 use sha2::Sha256;
 use tokio_util::sync::CancellationToken;
 
-use crate::approval::{ApprovalDecision, ApprovalRequest, Approver};
+use crate::approval::{ApprovalDecision, ApprovalRequest, ApprovedBy, Approver};
 use crate::http::sha256;
+use crate::runtime::Continues;
 
 /// How long the user has to answer an `elicitation/create`.
 pub const APPROVAL_TIMEOUT: Duration = Duration::from_secs(600);
@@ -147,8 +148,8 @@ fn decision_of(answer: &ElicitResult) -> (ApprovalDecision, bool) {
                 .and_then(|c| c.get("decision"))
                 .and_then(Value::as_str);
             match choice {
-                Some(ALLOW_ONCE) => (ApprovalDecision::Approve, false),
-                Some(ALLOW_SESSION) => (ApprovalDecision::Approve, true),
+                Some(ALLOW_ONCE) => (ApprovalDecision::ApproveAs(ApprovedBy::UserOnce), false),
+                Some(ALLOW_SESSION) => (ApprovalDecision::ApproveAs(ApprovedBy::UserSession), true),
                 _ => (deny("the user denied the call"), false),
             }
         }
@@ -211,7 +212,7 @@ impl Approver for PeerApprover {
             keys.iter().all(|k| granted.contains(k))
         };
         if granted {
-            return ApprovalDecision::Approve;
+            return ApprovalDecision::ApproveAs(ApprovedBy::UserSession);
         }
         let title = session_title(request);
         let params = ElicitRequestParams::FormElicitationParams {
@@ -274,9 +275,20 @@ struct State {
     expires: u64,
     /// The principal it was made for ("" for none).
     principal: String,
-    /// The tool and the SHA-256 of its canonical arguments.
+    /// The tool and the SHA-256 of its canonical arguments, as the client called it.
     tool: String,
     arguments: String,
+    /// The activity record of the call that asked, `awaiting_approval` until the retry
+    /// continues it (none in a state made before records were continued).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    activity: String,
+    /// When it asked, in milliseconds since the Unix epoch.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    asked_at_ms: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The one answer to a state that does not hold, whatever is wrong with it.
@@ -285,28 +297,92 @@ const BAD_STATE: &str = "the approval's request state is not valid (altered, for
                          to be asked anew";
 
 /// Asks through an `input_required` answer and the client's retry (2026-07-28).
+///
+/// The call that asks ends with the question, its record left `awaiting_approval`
+/// ([`ApprovalDecision::Defer`]); the retry carrying the sealed state and the user's answer
+/// continues that record ([`continues`](Self::continues)), so the round is one record that
+/// ends as the user decided.
 pub(crate) struct RoundTripApprover {
     asking: Arc<Asking>,
     principal: String,
-    /// The client's retry: the state it sends back and the user's answers.
-    retry: Option<(String, InputResponses)>,
+    /// The call as the client made it: the tool's name and the SHA-256 of its canonical
+    /// arguments, which a state is made for and checked against.
+    tool: String,
+    arguments: String,
+    /// What the client's retry brought.
+    retry: Retry,
     /// The question to answer the call with, when the user has not answered yet.
     pending: Mutex<Option<InputRequiredResult>>,
 }
 
+/// What a call brought back of an earlier question.
+enum Retry {
+    /// Nothing: a first call.
+    None,
+    /// A state that does not hold (altered, forged, expired, used, another principal's).
+    Bad,
+    /// A state that holds, without the user's answer: asked again.
+    Unanswered(State),
+    /// A state that holds, used now (once only), and the user's answer.
+    Answered(State, Value),
+}
+
 impl RoundTripApprover {
+    /// The approver of the call of `tool` with `arguments` (as the client sent them) that
+    /// brought `state` and `responses` (none on a first call). A state that holds for this
+    /// call and comes with an answer is used here, before the call runs, so that the call
+    /// can go on with the record of the one that asked.
     pub(crate) fn new(
         asking: Arc<Asking>,
         principal: Option<&str>,
+        (tool, arguments): (&str, &Value),
         state: Option<String>,
         responses: Option<InputResponses>,
     ) -> RoundTripApprover {
+        let principal = principal.unwrap_or_default().to_owned();
+        let arguments = arguments_hash(arguments);
+        let retry = match state {
+            None => Retry::None,
+            Some(sealed) => match open(&asking.key, &sealed) {
+                Some(state)
+                    if state.expires >= now_secs()
+                        && state.principal == principal
+                        && state.tool == tool
+                        && state.arguments == arguments =>
+                {
+                    match responses.and_then(|mut r| r.remove(APPROVAL_INPUT)) {
+                        // Used once, whatever the user chose: a denial cannot be retried into
+                        // an approval.
+                        Some(answer) if asking.used.consume(&state.nonce, state.expires) => {
+                            Retry::Answered(state, answer)
+                        }
+                        Some(_) => Retry::Bad,
+                        // The client called again without the answer: asked again.
+                        None => Retry::Unanswered(state),
+                    }
+                }
+                _ => Retry::Bad,
+            },
+        };
         RoundTripApprover {
             asking,
-            principal: principal.unwrap_or_default().to_owned(),
-            retry: state.map(|s| (s, responses.unwrap_or_default())),
+            principal,
+            tool: tool.to_owned(),
+            arguments,
+            retry,
             pending: Mutex::default(),
         }
+    }
+
+    /// The earlier call whose record this one goes on with: the one that asked the question
+    /// this call brings back.
+    pub(crate) fn continues(&self) -> Option<Continues> {
+        let state = match &self.retry {
+            Retry::Unanswered(state) | Retry::Answered(state, _) => state,
+            Retry::None | Retry::Bad => return None,
+        };
+        (!state.activity.is_empty())
+            .then(|| Continues::new(state.activity.as_str(), state.asked_at_ms))
     }
 
     /// The `input_required` answer, if the call asked and the user has not answered.
@@ -317,14 +393,18 @@ impl RoundTripApprover {
             .take()
     }
 
-    fn ask(&self, request: &ApprovalRequest) -> ApprovalDecision {
+    /// Asks the question: the call ends with it, its record waiting for the retry.
+    fn ask(&self, request: &ApprovalRequest, asked_at_ms: u64) -> ApprovalDecision {
         let nonce = random_bytes().unwrap_or_else(|_| sha256(request.call_id.as_bytes()));
+        let expires = now_secs().saturating_add(APPROVAL_STATE_TTL.as_secs());
         let state = State {
             nonce: hex::encode(nonce),
-            expires: now_secs().saturating_add(APPROVAL_STATE_TTL.as_secs()),
+            expires,
             principal: self.principal.clone(),
-            tool: request.tool.clone(),
-            arguments: arguments_hash(&request.arguments),
+            tool: self.tool.clone(),
+            arguments: self.arguments.clone(),
+            activity: request.activity_id.clone(),
+            asked_at_ms,
         };
         let params = ElicitRequestParams::FormElicitationParams {
             meta: None,
@@ -339,8 +419,9 @@ impl RoundTripApprover {
         let sealed = seal(&self.asking.key, &state);
         *self.pending.lock().unwrap_or_else(|e| e.into_inner()) =
             Some(InputRequiredResult::new(Some(questions), Some(sealed)));
-        ApprovalDecision::Deny {
-            reason: Some("waiting for the user's answer, asked through the client".to_owned()),
+        ApprovalDecision::Defer {
+            reason: "waiting for the user's answer, asked through the client".to_owned(),
+            expires_at_ms: expires.saturating_mul(1000),
         }
     }
 }
@@ -348,38 +429,32 @@ impl RoundTripApprover {
 #[async_trait]
 impl Approver for RoundTripApprover {
     async fn approve(&self, request: &ApprovalRequest) -> ApprovalDecision {
-        let Some((sealed, responses)) = &self.retry else {
-            return self.ask(request);
-        };
         let bad = || ApprovalDecision::Deny {
             reason: Some(BAD_STATE.to_owned()),
         };
-        let Some(state) = open(&self.asking.key, sealed) else {
-            return bad();
-        };
-        let holds = state.expires >= now_secs()
-            && state.principal == self.principal
-            && state.tool == request.tool
-            && state.arguments == arguments_hash(&request.arguments);
-        if !holds {
-            return bad();
+        match &self.retry {
+            Retry::None => self.ask(request, crate::events::now_ms()),
+            Retry::Bad => bad(),
+            Retry::Unanswered(state) => {
+                // The question goes on from when it was first asked.
+                let asked = match state.asked_at_ms {
+                    0 => crate::events::now_ms(),
+                    at => at,
+                };
+                self.ask(request, asked)
+            }
+            Retry::Answered(_, answer) => {
+                match serde_json::from_value::<ElicitResult>(answer.clone()) {
+                    Ok(answer) => decision_of(&answer).0,
+                    Err(_) => ApprovalDecision::Deny {
+                        reason: Some(
+                            "the client's answer to the approval question does not read as one"
+                                .to_owned(),
+                        ),
+                    },
+                }
+            }
         }
-        let Some(answer) = responses.get(APPROVAL_INPUT) else {
-            // The client called again without the answer: ask again.
-            return self.ask(request);
-        };
-        let Ok(answer) = serde_json::from_value::<ElicitResult>(answer.clone()) else {
-            return ApprovalDecision::Deny {
-                reason: Some(
-                    "the client's answer to the approval question does not read as one".to_owned(),
-                ),
-            };
-        };
-        // Used once, whatever the user chose: a denial cannot be retried into an approval.
-        if !self.asking.used.consume(&state.nonce, state.expires) {
-            return bad();
-        }
-        decision_of(&answer).0
     }
 }
 

@@ -9,6 +9,8 @@ fn state() -> State {
         principal: "alice".into(),
         tool: "bash".into(),
         arguments: arguments_hash(&serde_json::json!({"command": "ls"})),
+        activity: String::new(),
+        asked_at_ms: 0,
     }
 }
 

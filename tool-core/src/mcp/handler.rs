@@ -440,9 +440,13 @@ impl ServerHandler for McpHandler {
                 let approver = Arc::new(RoundTripApprover::new(
                     asking.clone(),
                     principal.as_deref(),
+                    (&tool, &call.arguments.to_value().unwrap_or(Value::Null)),
                     state,
                     responses,
                 ));
+                // A retry with the user's answer goes on with the record of the call that
+                // asked: the asking round is one record.
+                options.continues = approver.continues();
                 options.approver = Some(approver.clone());
                 round_trip = Some(approver);
             } else {

@@ -2,9 +2,9 @@
 //!
 //! [`Call`] holds what a call came with; its steps (resolve, authorize, decode, admit,
 //! approve, acquire, execute) each return `Result<_, ToolError>`, so that a refusal is an
-//! `Err` flowing to the one place that finishes the call, [`Record::finish`]. The call's
-//! activity record is an [`ActivityGuard`], which pairs its START with its END or ERROR on
-//! every exit, an abandoned call's included.
+//! `Err` flowing to the one place that finishes the call, [`Record::finish`] (`record.rs`).
+//! The call's activity record is an `ActivityGuard`, which pairs its START with its END or
+//! ERROR on every exit, an abandoned call's included.
 
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -13,15 +13,16 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use tokio::sync::{SemaphorePermit, watch};
+use tokio::sync::SemaphorePermit;
 use tracing::Instrument;
 
+use super::record::Record;
 use super::turn::{Admission, CallResult, DedupeKey, ResultSlot};
 use super::{CallOptions, CallOutcome, Session};
-use crate::activity::{ActivityGuard, ActivityStart};
-use crate::approval::{ApprovalRequest, refused_by_rule};
+use crate::activity::Allowed;
+use crate::approval::{ApprovalDecision, ApprovalRequest, refused_by_rule};
 use crate::call::{Arguments, ToolCall, signature_of_arguments};
-use crate::context::{Host, ToolContext};
+use crate::context::ToolContext;
 use crate::error::ToolError;
 use crate::policy::{PolicyCall, PolicyDecision};
 use crate::registry::ToolEntry;
@@ -43,10 +44,10 @@ pub(super) struct Call<'s> {
 
 /// The tool a call resolved to: its entry, the arguments as the tool reads them (a
 /// polymorphic tool's parsed once) and the chosen action.
-struct Target {
-    entry: Arc<ToolEntry>,
-    arguments: Arc<Arguments>,
-    action: Option<String>,
+pub(super) struct Target {
+    pub(super) entry: Arc<ToolEntry>,
+    pub(super) arguments: Arc<Arguments>,
+    pub(super) action: Option<String>,
 }
 
 impl<'s> Call<'s> {
@@ -58,8 +59,12 @@ impl<'s> Call<'s> {
             session,
             id: call.id,
             name: call.name,
-            // Unique in the process, not only in this runtime: runtimes may share a store.
-            activity_id: crate::activity::next_activity_id(),
+            // Unique in the process, not only in this runtime: runtimes may share a store. A
+            // call answering an earlier call's question goes on under its id.
+            activity_id: match &options.continues {
+                Some(c) => c.activity_id.clone(),
+                None => crate::activity::next_activity_id(),
+            },
             arguments: Arc::new(arguments),
             options,
             started: Instant::now(),
@@ -80,6 +85,10 @@ impl<'s> Call<'s> {
         );
         let mut record = Record::new(&inner.host, &self.activity_id, &self.name, &self.arguments);
         record.conversation = Some(self.conversation().clone());
+        if let Some(c) = &self.options.continues {
+            record.asked_at_ms = Some(c.asked_at_ms);
+            record.continues = true;
+        }
         let steps = self.steps(&mut record, &span);
         // The steps run in the span, so that what a tool logs is the call's; a span no
         // subscriber wants costs nothing, not even entering it on every poll.
@@ -124,9 +133,9 @@ impl<'s> Call<'s> {
             }
             (Admission::Untracked, writes) => writes,
         };
-        self.approve(&target, &ctx, span.span()).await?;
+        self.approve(&target, &ctx, span.span(), record).await?;
         let timeout = self.timeout(&target.entry);
-        record.open();
+        record.run();
         let _permit = self.acquire().await?;
         let result = self.execute(future, &ctx, timeout).await;
         // A write has run (or began to): what the turn answered before may be stale.
@@ -226,13 +235,18 @@ impl<'s> Call<'s> {
     /// The redundancy check (see the [module docs](super)): whether an identical call came
     /// first in this turn, and for a call that writes, its key.
     fn admit(&self, t: &Target) -> (Admission, Option<DedupeKey>) {
+        // A call bringing the answer to an earlier call's question is that call going on,
+        // not a repeat of it.
         if !self.session.runtime.inner.dedupe || !self.session.parts.turns {
             return (Admission::Untracked, None);
         }
         let spec = t.entry.spec();
         let key = (spec.name.to_string(), t.arguments.to_json_text());
-        let admission = self.session.turn().admit(key.clone(), &self.id);
-        let writes = (!spec.is_read_only(t.action.as_deref())).then_some(key);
+        let writes = (!spec.is_read_only(t.action.as_deref())).then(|| key.clone());
+        if self.options.continues.is_some() {
+            return (Admission::Untracked, writes);
+        }
+        let admission = self.session.turn().admit(key, &self.id);
         (admission, writes)
     }
 
@@ -263,12 +277,15 @@ impl<'s> Call<'s> {
     /// The permission rules, then the approval gate: a rule may refuse the call, let it run
     /// without asking, or ask; without a matching rule, a tool or action that needs approval
     /// (declared, or required by the runtime's builder) asks. A denial is the model's
-    /// `approval_denied`.
+    /// `approval_denied`. The record learns how the call was allowed; it begins
+    /// `awaiting_approval` when the approver has to wait for someone (see the [module
+    /// docs](super), *Approval in the record*).
     async fn approve(
         &self,
         t: &Target,
         ctx: &ToolContext,
         span: &tracing::Span,
+        record: &mut Record<'_>,
     ) -> Result<(), ToolError> {
         let inner = &self.session.runtime.inner;
         let (spec, action) = (t.entry.spec(), t.action.as_deref());
@@ -293,7 +310,10 @@ impl<'s> Call<'s> {
             _ => PolicyDecision::Declared,
         };
         let rule = match decision {
-            PolicyDecision::Allow { .. } => return Ok(()),
+            PolicyDecision::Allow { rule } => {
+                record.allowed = rule.map(Allowed::by_rule);
+                return Ok(());
+            }
             PolicyDecision::Deny {
                 rule,
                 reason,
@@ -327,18 +347,41 @@ impl<'s> Call<'s> {
                 rule,
                 preview,
                 scope,
+                activity_id: self.activity_id.to_string(),
             };
             tracing::info!(target: CALL_TARGET, parent: span, "approval asked");
             let approver = self.options.approver.as_ref().unwrap_or(&inner.approver);
-            // A call cancelled while someone is asked (its client left, the server stops)
-            // waits no longer for the answer.
-            let answer = tokio::select! {
-                decision = approver.approve(&request) => decision.into_result(),
-                () = self.cancelled() => Err(ToolError::cancelled()),
+            if self.is_cancelled() {
+                return Err(ToolError::cancelled());
+            }
+            let mut asking = approver.approve(&request);
+            // An approver that answers at once (a rule of its own, an earlier "allow for this
+            // session") leaves no wait in the record; one that waits for someone makes the
+            // record `awaiting_approval` while it does.
+            let first = std::future::poll_fn(|cx| Poll::Ready(asking.as_mut().poll(cx))).await;
+            let decision = match first {
+                Poll::Ready(decision) => decision,
+                Poll::Pending => {
+                    record.open_awaiting(request.asked_by(), request.scope.clone());
+                    // A call cancelled while someone is asked (its client left, the server
+                    // stops) waits no longer for the answer.
+                    tokio::select! {
+                        decision = asking => decision,
+                        () = self.cancelled() => return Err(ToolError::cancelled()),
+                    }
+                }
             };
+            if let ApprovalDecision::Defer { expires_at_ms, .. } = &decision {
+                tracing::info!(target: CALL_TARGET, parent: span, "approval deferred");
+                record.defer(&request, *expires_at_ms);
+                return decision.into_result().map(|_| ());
+            }
+            let answer = decision.into_result();
             let approved = answer.is_ok();
             tracing::info!(target: CALL_TARGET, parent: span, approved, "approval answered");
-            answer
+            let by = answer?;
+            record.allowed = Some(Allowed::new(by, record.waited_ms()));
+            Ok(())
         })
         .await
     }
@@ -420,102 +463,6 @@ impl<'s> Call<'s> {
             cancel_on_drop.disarm();
         }
         result
-    }
-}
-
-/// What a call has learned on its way (its tool, its arguments as the tool reads them, the
-/// call that answers it) and its activity record once opened: what the one `finish` needs.
-struct Record<'a> {
-    host: &'a Host,
-    id: &'a Arc<str>,
-    /// The name as called, until the tool is resolved.
-    called: &'a str,
-    entry: Option<Arc<ToolEntry>>,
-    arguments: Arc<Arguments>,
-    /// The earlier identical call that answers this one.
-    duplicate_of: Option<String>,
-    /// Where identical calls of the turn wait for this one's result.
-    publish: Option<watch::Sender<Option<CallResult>>>,
-    /// The open record: dropped unfinished (the call abandoned), it ends `failure`.
-    activity: Option<ActivityGuard<'a>>,
-    /// The conversation the call belongs to.
-    conversation: Option<Arc<crate::activity::Conversation>>,
-}
-
-impl<'a> Record<'a> {
-    fn new(host: &'a Host, id: &'a Arc<str>, called: &'a str, args: &Arc<Arguments>) -> Self {
-        Record {
-            host,
-            id,
-            called,
-            entry: None,
-            arguments: args.clone(),
-            duplicate_of: None,
-            publish: None,
-            activity: None,
-            conversation: None,
-        }
-    }
-
-    /// The call resolved to `t`: the record names its tool and keeps its arguments.
-    fn resolved(&mut self, t: &Target) {
-        self.entry = Some(t.entry.clone());
-        self.arguments = t.arguments.clone();
-    }
-
-    /// The tool's name, else the name as called.
-    fn tool(&self) -> &str {
-        self.entry.as_ref().map_or(self.called, |e| e.name())
-    }
-
-    /// Opens the activity record: `in_progress`, and START.
-    fn open(&mut self) {
-        let (name, user_facing) = match &self.entry {
-            Some(e) => (e.shared_name().clone(), e.spec().user_facing),
-            None => (Arc::from(self.called), false),
-        };
-        let mut start =
-            ActivityStart::new(self.id.clone(), name, self.arguments.clone(), user_facing);
-        start.conversation = self.conversation.clone();
-        if let Some(first) = &self.duplicate_of {
-            let first = Value::String(first.clone());
-            start.data.insert("duplicate_of".into(), first);
-        }
-        let host = self.host;
-        self.activity = Some(ActivityGuard::open(&*host.activities, &host.events, start));
-    }
-
-    /// Finishes the call: its error signed with the call's signature and the tool's error
-    /// context; its record closed (opened first for a call refused before it began, so that
-    /// every call's events pair up); identical calls handed the result. Returns the result,
-    /// the tool's name when it was called by an alias, and the call that answered this one.
-    fn finish(mut self, result: CallResult) -> (CallResult, Option<String>, Option<String>) {
-        let result = result.map_err(|e| {
-            let e = match e.signature() {
-                Some(_) => e,
-                None => e.with_signature(signature_of_arguments(self.tool(), &self.arguments)),
-            };
-            match &self.entry {
-                Some(entry) => entry.spec().with_error_context(e, &self.arguments),
-                None => e,
-            }
-        });
-        if self.activity.is_none() {
-            self.open();
-        }
-        if let Some(activity) = self.activity.take() {
-            match &result {
-                Ok(output) => activity.succeed(output),
-                Err(e) => activity.fail(e),
-            }
-        }
-        if let Some(publish) = self.publish.take() {
-            publish.send_replace(Some(result.clone()));
-        }
-        let renamed = (self.entry.as_ref())
-            .filter(|e| e.name() != self.called)
-            .map(|e| e.name().to_owned());
-        (result, renamed, self.duplicate_of)
     }
 }
 

@@ -5,7 +5,8 @@
 //!          -> mode and permission checks (tool and action)
 //!          -> validation (every problem at once)
 //!          -> redundancy check (same call twice in one turn)
-//!          -> permission rules, then the approval gate
+//!          -> permission rules, then the approval gate (while someone decides: activity
+//!             awaiting_approval + TOOL_CALL_START + AWAITING_APPROVAL, then APPROVED)
 //!          -> activity in_progress + TOOL_CALL_START
 //!          -> the tool runs in a concurrency slot, with a deadline (counted from when it
 //!             starts) and a cancellation token
@@ -16,6 +17,20 @@
 //! cancelled session) still gets an activity record, which fails at once, and a
 //! `TOOL_CALL_START` + `ERROR` pair: every call's events pair up. A call answered by the
 //! redundancy check gets its own record (with `data.duplicate_of`) and pair as well.
+//!
+//! # Approval in the record
+//!
+//! A call allowed by a rule, or by an approver that answers at once (a session's earlier
+//! "allow for this session", `--approve`), begins `in_progress` with its record's `allowed`
+//! saying how ([`Allowed`](crate::Allowed)). A call whose approver has to wait for someone
+//! begins `awaiting_approval` as soon as the question is out, so a page and `toolsmith
+//! activity` show it waiting; allowed, it goes on `in_progress` (`APPROVED`, with who allowed
+//! it and how long it waited, which its duration includes); denied, it ends `failure`. An
+//! approver whose answer comes with a later call ([`ApprovalDecision::Defer`]) leaves the
+//! record waiting, and the call that brings the answer ([`CallOptions::continues`]) goes on
+//! with it: one record for the whole asking round.
+//!
+//! [`ApprovalDecision::Defer`]: crate::ApprovalDecision::Defer
 //!
 //! # The redundancy check
 //!
@@ -46,6 +61,7 @@
 
 mod call;
 mod outcome;
+mod record;
 mod session;
 mod turn;
 
@@ -56,7 +72,7 @@ use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 pub use outcome::CallOutcome;
-pub use session::{CallOptions, Session};
+pub use session::{CallOptions, Continues, Session};
 
 use crate::activity::{ActivityStore, Conversation, InMemoryActivityStore};
 use crate::approval::{Approver, DenyAll};
@@ -231,6 +247,7 @@ impl Runtime {
                 services: Services::new(),
                 events: EventStream::new(),
                 activities: Arc::new(InMemoryActivityStore::new()),
+                deferred: Default::default(),
             },
             default_timeout: DEFAULT_TIMEOUT,
             max_timeout: Duration::from_secs(600),

@@ -45,6 +45,31 @@ pub struct CallOptions {
     /// The conversation this call belongs to, in place of the session's (an MCP request
     /// that names its conversation, say).
     pub conversation: Option<Arc<crate::activity::Conversation>>,
+    /// The question this call answers, asked by an earlier call whose approver deferred
+    /// ([`ApprovalDecision::Defer`](crate::ApprovalDecision::Defer)): that call's record
+    /// continues as this call's (see [`continues`](Self::continues)).
+    pub continues: Option<Continues>,
+}
+
+/// The earlier call whose question a call answers ([`CallOptions::continues`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Continues {
+    /// The earlier call's activity record (`awaiting_approval`).
+    pub activity_id: Arc<str>,
+    /// When it asked, in milliseconds since the Unix epoch: the record's wait is counted
+    /// from it.
+    pub asked_at_ms: u64,
+}
+
+impl Continues {
+    /// The question the call `activity_id` asked at `asked_at_ms`.
+    pub fn new(activity_id: impl Into<Arc<str>>, asked_at_ms: u64) -> Self {
+        Continues {
+            activity_id: activity_id.into(),
+            asked_at_ms,
+        }
+    }
 }
 
 impl std::fmt::Debug for CallOptions {
@@ -56,6 +81,7 @@ impl std::fmt::Debug for CallOptions {
             .field("trace_context", &self.trace_context)
             .field("approver", &self.approver.is_some())
             .field("conversation", &self.conversation)
+            .field("continues", &self.continues)
             .finish()
     }
 }
@@ -93,6 +119,16 @@ impl CallOptions {
     /// Sets the conversation this call belongs to (see [`conversation`](Self::conversation)).
     pub fn conversation(mut self, conversation: Arc<crate::activity::Conversation>) -> Self {
         self.conversation = Some(conversation);
+        self
+    }
+
+    /// Makes the call the one that brings the answer to the question an earlier call asked
+    /// and deferred ([`ApprovalDecision::Defer`](crate::ApprovalDecision::Defer)): it runs
+    /// under that call's activity id, and the record, `awaiting_approval` since
+    /// `continues.asked_at_ms`, goes on as this call's (`in_progress` once allowed, or
+    /// `failure` when not) instead of a new one.
+    pub fn continues(mut self, continues: Continues) -> Self {
+        self.continues = Some(continues);
         self
     }
 

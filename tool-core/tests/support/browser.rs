@@ -61,6 +61,14 @@ pub struct Cdp {
 
 impl Cdp {
     pub async fn call(&mut self, method: &str, params: Value) -> Value {
+        match self.try_call(method, params).await {
+            Ok(v) => v,
+            Err(e) => panic!("{method} failed: {e}"),
+        }
+    }
+
+    /// [`call`](Self::call), its error returned.
+    pub async fn try_call(&mut self, method: &str, params: Value) -> Result<Value, Value> {
         self.next += 1;
         let id = self.next;
         let mut msg = json!({"id": id, "method": method, "params": params});
@@ -81,9 +89,9 @@ impl Cdp {
             let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
             if v["id"] == id {
                 if let Some(e) = v.get("error") {
-                    panic!("{method} failed: {e}");
+                    return Err(e.clone());
                 }
-                return v["result"].clone();
+                return Ok(v["result"].clone());
             }
         }
     }
@@ -100,6 +108,27 @@ impl Cdp {
             panic!("the page threw evaluating {expr}: {ex}");
         }
         r["result"]["value"].clone()
+    }
+
+    /// Reloads the page and waits until it says its event stream is live again (an
+    /// evaluation that meets the navigation is tried again). The facade's tests reload;
+    /// tool-core's, which share this file, do not.
+    #[allow(dead_code)]
+    pub async fn reload(&mut self) {
+        self.call("Page.reload", json!({})).await;
+        for _ in 0..200 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let state = self
+                .try_call(
+                    "Runtime.evaluate",
+                    json!({"expression": "document.getElementById('conn') && document.getElementById('conn').dataset.state", "returnByValue": true}),
+                )
+                .await;
+            if state.is_ok_and(|r| r["result"]["value"] == "live") {
+                return;
+            }
+        }
+        panic!("the page did not come back live within 20 s of a reload");
     }
 
     /// The page's cells as the test reads them.
@@ -154,6 +183,7 @@ pub const CELLS: &str = r#"JSON.stringify(Array.from(document.querySelectorAll('
   status_line: c.querySelector('.status-line').textContent,
   preview: c.querySelector('.preview').textContent,
   subject: c.querySelector('.subject').textContent,
+  approval: c.querySelector('.approval').textContent,
   data: Object.fromEntries(Array.from(c.querySelectorAll('.data .field')).map(f => [f.dataset.field, f.querySelector('dd').textContent])),
   name: c.querySelector('.name').textContent,
   message: c.querySelector('.message').textContent,

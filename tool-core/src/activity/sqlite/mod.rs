@@ -373,15 +373,8 @@ impl SqliteActivityStore {
                 rusqlite::TransactionBehavior::Immediate,
             )?;
             tx.execute_batch(rows::SCHEMA)?;
-            // A version 1 file: its table has no `process` column yet.
-            let has_process: bool = tx.query_row(
-                "SELECT COUNT(*) > 0 FROM pragma_table_info('activity') WHERE name = 'process'",
-                [],
-                |r| r.get(0),
-            )?;
-            if !has_process {
-                tx.execute_batch("ALTER TABLE activity ADD COLUMN process TEXT")?;
-            }
+            rows::upgrade(&tx)?;
+            tx.execute_batch(rows::OPEN_INDEX)?;
             tx.pragma_update(None, "user_version", rows::SCHEMA_VERSION)?;
             rows::next_change(&tx)?;
             tx.commit()
@@ -578,7 +571,11 @@ impl SqliteActivityStore {
 #[async_trait]
 impl ActivityStore for SqliteActivityStore {
     fn begin(&self, start: ActivityStart) {
-        self.send(Op::Begin(start, crate::events::now_ms()));
+        self.send(Op::Begin(start));
+    }
+
+    fn resume(&self, start: ActivityStart) {
+        self.send(Op::Resume(start));
     }
 
     fn update(&self, id: &str, update: ActivityUpdate) {

@@ -117,7 +117,7 @@ pub(super) fn is_dead(process: &str) -> bool {
     }
 }
 
-/// Closes the `in_progress` rows of dead processes as `failure` with [`ABANDONED`], in one
+/// Closes the open (`in_progress` or `awaiting_approval`) rows of dead processes as `failure` with [`ABANDONED`], in one
 /// write; how many. `next_change` stamps the write.
 pub(super) fn close_abandoned(
     conn: &Connection,
@@ -127,7 +127,8 @@ pub(super) fn close_abandoned(
     let processes: Vec<String> = conn
         .prepare(
             "SELECT DISTINCT process FROM activity \
-             WHERE status = 'in_progress' AND process IS NOT NULL AND process != ?1 LIMIT ?2",
+             WHERE status IN ('awaiting_approval', 'in_progress') AND process IS NOT NULL \
+             AND process != ?1 LIMIT ?2",
         )?
         .query_map(params![this_process(), MAX_DEAD_PROCESSES as i64], |r| {
             r.get(0)
@@ -144,7 +145,8 @@ pub(super) fn close_abandoned(
         closed += tx
             .prepare_cached(
                 "UPDATE activity SET status = 'failure', error = ?1, finished_at_ms = ?2, \
-                 changed = ?3 WHERE status = 'in_progress' AND process = ?4",
+                 changed = ?3 WHERE status IN ('awaiting_approval', 'in_progress') \
+                 AND process = ?4",
             )?
             .execute(params![ABANDONED, now_ms as i64, changed as i64, process])?;
     }
@@ -192,25 +194,106 @@ mod tests {
         }
     }
 
-    /// A version 1 file (no `process` column) holding an open record of unknown process.
-    fn version_1_file(path: &std::path::Path) {
+    /// The table as version 2 made it (version 1 had no `process` column).
+    const VERSION_2: &str = "
+        CREATE TABLE activity (
+            seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+            id              TEXT NOT NULL UNIQUE,
+            name            TEXT NOT NULL,
+            status          TEXT NOT NULL CHECK (status IN ('in_progress', 'success', 'failure')),
+            input           TEXT NOT NULL,
+            data            TEXT NOT NULL,
+            display_message TEXT,
+            error           TEXT,
+            status_line     TEXT,
+            preview         TEXT,
+            user_facing     INTEGER NOT NULL,
+            started_at_ms   INTEGER NOT NULL,
+            finished_at_ms  INTEGER,
+            conversation    TEXT,
+            conversation_key TEXT,
+            principal       TEXT,
+            changed         INTEGER NOT NULL,
+            process         TEXT
+        );
+        CREATE INDEX activity_started ON activity (started_at_ms);
+        CREATE INDEX activity_open ON activity (status) WHERE status = 'in_progress';
+        CREATE INDEX activity_changed ON activity (changed);
+        CREATE TABLE counter (id INTEGER PRIMARY KEY CHECK (id = 1), value INTEGER NOT NULL);
+        INSERT INTO counter (id, value) VALUES (1, 7);
+    ";
+
+    /// A file of `version` (1 or 2) holding an open record of unknown process, `old`.
+    fn old_file(path: &std::path::Path, version: i64) {
         let conn = Connection::open(path).expect("open");
-        let v1 = super::super::rows::SCHEMA
-            .replace(",\n    process         TEXT", "")
-            .replace(
-                "CREATE INDEX IF NOT EXISTS activity_open ON activity (status) WHERE status = 'in_progress';",
-                "",
-            );
-        assert!(!v1.contains("process"), "{v1}");
-        conn.execute_batch(&v1).expect("schema");
-        conn.pragma_update(None, "user_version", 1)
+        let schema = match version {
+            1 => VERSION_2.replace(",\n            process         TEXT", ""),
+            _ => VERSION_2.to_owned(),
+        };
+        assert_eq!(schema.contains("process"), version == 2);
+        conn.execute_batch(&schema).expect("schema");
+        conn.pragma_update(None, "user_version", version)
             .expect("version");
         conn.execute(
-            "INSERT INTO activity (id, name, status, input, data, user_facing, started_at_ms, \
-             changed) VALUES ('old', 'bash', 'in_progress', '{}', '{}', 1, 1, 1)",
+            "INSERT INTO activity (seq, id, name, status, input, data, user_facing, \
+             started_at_ms, changed) VALUES (5, 'old', 'bash', 'in_progress', '{}', '{}', 1, 1, 1)",
             [],
         )
         .expect("row");
+    }
+
+    #[test]
+    fn files_of_versions_1_and_2_are_upgraded_keeping_their_rows() {
+        use crate::activity::{SqliteActivityConfig, SqliteActivityStore};
+        for version in [1, 2] {
+            let dir = tempfile::tempdir().expect("dir");
+            let path = dir.path().join("activity.db");
+            old_file(&path, version);
+            let store =
+                SqliteActivityStore::open(&path, SqliteActivityConfig::default()).expect("open");
+            drop(store);
+            let conn = Connection::open(&path).expect("open");
+            let found: i64 = conn
+                .pragma_query_value(None, "user_version", |r| r.get(0))
+                .expect("version");
+            assert_eq!(found, 3, "from {version}");
+            let (seq, status): (i64, String) = conn
+                .query_row(
+                    "SELECT seq, status FROM activity WHERE id = 'old'",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .expect("the row is kept");
+            assert_eq!((seq, status.as_str()), (5, "in_progress"), "from {version}");
+            // The new status and column are taken; the next row comes after the old ones.
+            conn.execute(
+                "INSERT INTO activity (id, name, status, input, data, user_facing, \
+                 started_at_ms, changed, allowed) \
+                 VALUES ('new', 'bash', 'awaiting_approval', '{}', '{}', 1, 1, 1, NULL)",
+                [],
+            )
+            .expect("awaiting_approval is a status now");
+            let next: i64 = conn
+                .query_row("SELECT seq FROM activity WHERE id = 'new'", [], |r| {
+                    r.get(0)
+                })
+                .expect("seq");
+            assert!(next > 5, "{next}");
+            let counter: i64 = conn
+                .query_row("SELECT value FROM counter", [], |r| r.get(0))
+                .expect("counter");
+            if version == 2 {
+                assert!(counter >= 7, "the write counter goes on: {counter}");
+            }
+            let tables: i64 = conn
+                .query_row(
+                    "SELECT COUNT(*) FROM sqlite_master WHERE name = 'activity_v2'",
+                    [],
+                    |r| r.get(0),
+                )
+                .expect("tables");
+            assert_eq!(tables, 0);
+        }
     }
 
     fn status_of(path: &std::path::Path, id: &str) -> (String, Option<String>) {
@@ -228,7 +311,7 @@ mod tests {
         use crate::activity::{SqliteActivityConfig, SqliteActivityStore};
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("activity.db");
-        version_1_file(&path);
+        old_file(&path, 1);
         // Upgraded; a record of no known process is left as it is.
         let store =
             SqliteActivityStore::open(&path, SqliteActivityConfig::default()).expect("open");
@@ -238,7 +321,7 @@ mod tests {
         let version: i64 = conn
             .pragma_query_value(None, "user_version", |r| r.get(0))
             .expect("version");
-        assert_eq!(version, 2);
+        assert_eq!(version, 3);
         assert_eq!(status_of(&path, "old").0, "in_progress");
 
         // One record of a process that died (this pid with another start time), one of this
@@ -248,25 +331,33 @@ mod tests {
             Some((head, start)) => format!("{head}:{}", start.parse::<u64>().unwrap_or(0) + 1),
             None => return eprintln!("skipped: processes are named by pid alone here ({me})"),
         };
-        for (id, process) in [("dead", dead.as_str()), ("alive", me)] {
+        for (id, status, process) in [
+            ("dead", "in_progress", dead.as_str()),
+            ("dead_asking", "awaiting_approval", dead.as_str()),
+            ("alive", "in_progress", me),
+            ("alive_asking", "awaiting_approval", me),
+        ] {
             conn.execute(
                 "INSERT INTO activity (id, name, status, input, data, user_facing, \
                  started_at_ms, changed, process) \
-                 VALUES (?1, 'bash', 'in_progress', '{}', '{}', 1, 1, 1, ?2)",
-                params![id, process],
+                 VALUES (?1, 'bash', ?2, '{}', '{}', 1, 1, 1, ?3)",
+                params![id, status, process],
             )
             .expect("row");
         }
         drop(conn);
         let store =
             SqliteActivityStore::open(&path, SqliteActivityConfig::default()).expect("open");
-        assert_eq!(store.closed_abandoned(), 1);
+        assert_eq!(store.closed_abandoned(), 2);
         drop(store);
-        assert_eq!(
-            status_of(&path, "dead"),
-            ("failure".to_owned(), Some(ABANDONED.to_owned()))
-        );
+        for dead in ["dead", "dead_asking"] {
+            assert_eq!(
+                status_of(&path, dead),
+                ("failure".to_owned(), Some(ABANDONED.to_owned()))
+            );
+        }
         assert_eq!(status_of(&path, "alive").0, "in_progress");
+        assert_eq!(status_of(&path, "alive_asking").0, "awaiting_approval");
         assert_eq!(status_of(&path, "old").0, "in_progress");
     }
 }

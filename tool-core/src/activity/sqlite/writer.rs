@@ -22,7 +22,10 @@ use crate::output::ToolOutput;
 /// One change on its way to the file, stamped when it happened.
 pub(super) enum Op {
     /// A call began.
-    Begin(ActivityStart, u64),
+    Begin(ActivityStart),
+    /// A call continues a record awaiting approval (perhaps another process's): the record
+    /// becomes this process's, or is begun when the file does not have it.
+    Resume(ActivityStart),
     /// A record changed; the time it did.
     Update(Box<str>, ActivityUpdate, u64),
     /// A call succeeded with this output; the time it did.
@@ -131,15 +134,27 @@ impl Writer {
         for op in batch.drain(..) {
             match op {
                 Op::Flush(done) => flushes.push(done),
-                Op::Begin(start, at) => {
+                Op::Begin(start) => {
                     let id: Box<str> = Box::from(&*start.id);
-                    let record = begun(start, at);
+                    let record = begun(start);
                     match index.get(&id) {
                         Some(&i) => touched[i] = record,
                         None => {
                             index.insert(id, touched.len());
                             touched.push(record);
                         }
+                    }
+                }
+                Op::Resume(start) => {
+                    let id: Box<str> = Box::from(&*start.id);
+                    let kept = index.contains_key(&id)
+                        || rows::load(&self.conn, &id).ok().flatten().is_some();
+                    if kept {
+                        // Touched, it is written again as this process's (`process`).
+                        let _ = self.touch(&mut touched, &mut index, id);
+                    } else {
+                        index.insert(id, touched.len());
+                        touched.push(begun(start));
                     }
                 }
                 Op::Update(id, update, at) => {
@@ -313,8 +328,9 @@ impl Writer {
     }
 }
 
-/// A call's record as it began: its arguments bounded as the in-memory store bounds them.
-fn begun(start: ActivityStart, at: u64) -> ActivityRecord {
+/// A call's record as it began (when its start says): its arguments bounded as the
+/// in-memory store bounds them.
+fn begun(start: ActivityStart) -> ActivityRecord {
     let input = match bound::arguments_bytes(&start.arguments, MAX_RECORD_INPUT_BYTES) {
         Some(_) => start.input(),
         None => bound::arguments_marker(&start.arguments, MAX_RECORD_INPUT_BYTES),
@@ -322,7 +338,9 @@ fn begun(start: ActivityStart, at: u64) -> ActivityRecord {
     let mut record = ActivityRecord::new(&*start.id, &*start.name, input, start.user_facing);
     record.data = bound::bounded_data(start.data).0;
     record.conversation = start.conversation;
-    record.started_at_ms = at;
+    record.status = start.status;
+    record.allowed = start.allowed;
+    record.started_at_ms = start.started_at_ms;
     record
 }
 
@@ -349,11 +367,18 @@ fn change(record: &mut ActivityRecord, update: ActivityUpdate, at: u64) {
             data: data.map(|d| bound::bounded_data(d).0),
             error: error.map(bound::bounded_error),
         },
+        ActivityUpdate::Unanswered { error } => ActivityUpdate::Unanswered {
+            error: bound::bounded_error(error),
+        },
         other => other,
     };
-    let finishing = matches!(update, ActivityUpdate::Finish { .. });
+    let finishing = matches!(
+        update,
+        ActivityUpdate::Finish { .. } | ActivityUpdate::Unanswered { .. }
+    );
+    let was = record.status;
     record.apply(update);
-    if finishing {
+    if finishing && record.status != was {
         record.finished_at_ms = Some(at);
         if record.status == ActivityStatus::Failure
             && bound::tree_bytes(&record.input, MAX_FAILED_INPUT_BYTES).is_none()

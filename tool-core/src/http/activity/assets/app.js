@@ -39,11 +39,37 @@
     if (ms < 1000) return ms + ' ms';
     if (ms < 60000) return (ms / 1000).toFixed(1) + ' s';
     const m = Math.floor(ms / 60000);
-    return m + ' min ' + Math.round((ms % 60000) / 1000) + ' s';
+    if (m < 60) return m + ' min ' + Math.round((ms % 60000) / 1000) + ' s';
+    const h = Math.floor(m / 60);
+    if (h < 24) return h + ' h ' + (m % 60) + ' min';
+    return Math.floor(h / 24) + ' d ' + (h % 24) + ' h';
   }
 
+  // The time of day, with the date when it is not today.
   function clock(ms) {
-    return ms ? new Date(ms).toLocaleTimeString() : '';
+    if (!ms) return '';
+    const at = new Date(ms);
+    const time = at.toLocaleTimeString();
+    return at.toDateString() === new Date().toDateString()
+      ? time : at.toLocaleDateString() + ' ' + time;
+  }
+
+  // Where a call stands, in order: a call never goes back to an earlier state.
+  const RANK = { awaiting_approval: 0, in_progress: 1 };
+  function rank(status) { return status in RANK ? RANK[status] : 2; }
+  function open(c) { return rank(c.status) < 2; }
+
+  // How a call came to run: "allowed by the user (once) after 5.0 s".
+  const BY = {
+    rule: 'a rule', user_once: 'the user (once)', user_session: 'the user (for the session)',
+    approve_all: '--approve', approver: 'the approver',
+  };
+  function allowedText(a) {
+    if (!a || typeof a !== 'object') return '';
+    let text = a.by === 'rule' && a.rule ? 'allowed by the rule ' + a.rule
+      : 'allowed by ' + (BY[a.by] || String(a.by));
+    if (a.waited_ms > 0) text += ' after ' + (a.waited_ms / 1000).toFixed(1) + ' s';
+    return text;
   }
 
   // What a call works on, from its arguments: the command it runs, the paths, pattern,
@@ -80,6 +106,7 @@
       sets: el('span', 'sets'),
       meta: el('span', 'meta'),
       subject: el('div', 'subject'),
+      approval: el('div', 'approval'),
       message: el('div', 'message'),
       statusLine: el('div', 'status-line'),
       preview: el('div', 'preview'),
@@ -96,13 +123,14 @@
     head.append(dom.icon, dom.name, dom.sets, dom.meta);
     dom.input.append(el('summary', null, 'Input'), dom.inputPre);
     dom.result.append(dom.resultSummary, dom.resultPre);
-    root.append(head, dom.subject, dom.message, dom.statusLine, dom.preview, dom.data, dom.error,
+    root.append(head, dom.subject, dom.approval, dom.message, dom.statusLine, dom.preview, dom.data, dom.error,
       dom.output, dom.input, dom.result);
     c = {
       id, name, dom, status: 'in_progress', toolsets: [], userFacing: true,
       started: 0, finished: 0, input: undefined, hasInput: false, result: undefined,
       hasResult: false, error: null, message: null, outLen: 0, outCut: false, placed: null,
-      data: {}, statusLine: null, preview: null, conversation: null,
+      data: {}, statusLine: null, preview: null, conversation: null, askedBy: null,
+      allowed: null,
     };
     cells.set(id, c);
     return c;
@@ -186,7 +214,7 @@
     const all = Array.from(cells.values()).sort((a, b) => a.started - b.started);
     for (const c of all) {
       if (cells.size <= MAX_CELLS) break;
-      if (c.status !== 'in_progress') { c.dom.root.remove(); cells.delete(c.id); }
+      if (!open(c)) { c.dom.root.remove(); cells.delete(c.id); }
     }
   }
 
@@ -217,7 +245,7 @@
   // result fields that fit a line (the whole result is under Result).
   function renderData(c) {
     const rows = [];
-    const running = c.status === 'in_progress';
+    const running = open(c);
     const fields = running ? c.data
       : c.result && typeof c.result === 'object' && !Array.isArray(c.result) ? c.result : {};
     for (const [k, v] of Object.entries(fields)) {
@@ -244,13 +272,17 @@
     d.name.textContent = c.name;
     d.sets.replaceChildren(...c.toolsets.map((s) => el('span', 'set', s)));
     if (!c.userFacing) d.sets.append(el('span', 'internal', 'internal'));
-    const label = c.status === 'in_progress' ? 'running' : c.status;
+    const label = c.status === 'in_progress' ? 'running'
+      : c.status === 'awaiting_approval' ? 'awaiting approval' : c.status;
     const took = c.finished && c.started ? ' · ' + duration(c.finished - c.started)
-      : c.status === 'in_progress' && c.started ? ' · ' + duration(Math.max(0, Date.now() - c.started)) : '';
+      : open(c) && c.started ? ' · ' + duration(Math.max(0, Date.now() - c.started)) : '';
     d.meta.textContent = label + took + (c.started ? ' · ' + clock(c.started) : '');
     d.subject.textContent = subjectOf(c.input);
+    d.approval.textContent = c.status === 'awaiting_approval'
+      ? 'waiting for approval' + (c.askedBy ? ', asked by ' + c.askedBy : '')
+      : allowedText(c.allowed);
     d.message.textContent = c.status === 'in_progress' && c.message ? c.message : '';
-    d.statusLine.textContent = c.status !== 'in_progress' && c.statusLine ? c.statusLine : '';
+    d.statusLine.textContent = !open(c) && c.statusLine ? c.statusLine : '';
     d.preview.textContent = c.status === 'success' && c.preview && c.preview !== c.statusLine
       ? c.preview : '';
     // A plan (update_plan) is shown as its checklist.
@@ -306,24 +338,26 @@
 
   function applyRecord(r) {
     const c = cellFor(r.id, r.name);
-    // A record never takes a cell back from finished to running.
-    if (c.status !== 'in_progress' && r.status === 'in_progress') return;
+    // A record never takes a cell back (from finished to running, or from running to
+    // awaiting approval).
+    if (rank(r.status) < rank(c.status)) return;
     c.toolsets = r.toolsets || [];
     addToolsets(c.toolsets);
     addTool(r.name);
     if (r.conversation) c.conversation = r.conversation;
     c.statusLine = r.status_line || c.statusLine;
     c.preview = r.preview || c.preview;
-    if (r.status === 'in_progress') c.data = r.data || {};
+    if (rank(r.status) < 2) c.data = r.data || {};
     c.userFacing = r.user_facing !== false;
     c.quiet = r.suppress_execution_animation === true;
     c.started = r.started_at_ms || c.started;
     c.finished = r.finished_at_ms || c.finished;
     c.input = r.input; c.hasInput = true;
     c.status = r.status;
+    if (r.allowed) c.allowed = r.allowed;
     c.message = r.display_message || null;
     if (r.error) c.error = r.error;
-    if (r.status !== 'in_progress' && r.data && Object.keys(r.data).length > 0) {
+    if (rank(r.status) === 2 && r.data && Object.keys(r.data).length > 0) {
       c.result = r.data; c.hasResult = true;
       // A finished call read from the store shows the output it printed, as it did live.
       if (c.outLen === 0 && typeof r.data.output === 'string' && r.data.output) {
@@ -352,6 +386,14 @@
       case 'TOOL_OUTPUT_CHUNK':
         appendOutput(c, String(data.text));
         break;
+      case 'AWAITING_APPROVAL':
+        if (open(c) && !c.allowed) c.status = 'awaiting_approval';
+        c.askedBy = data.asked_by || null;
+        break;
+      case 'APPROVED':
+        if (rank(c.status) < 1) c.status = 'in_progress';
+        c.allowed = data.allowed || null;
+        break;
       case 'PROGRESS':
         c.message = String(data.message);
         break;
@@ -379,13 +421,14 @@
   }
 
   function refilter() {
-    let shown = 0, running = 0, hidden = 0;
+    let shown = 0, running = 0, hidden = 0, waiting = 0;
     const groupShown = new Map();
     for (const c of cells.values()) {
       const v = visible(c);
       c.dom.root.hidden = !v;
       if (v) shown++; else hidden++;
       if (c.status === 'in_progress') running++;
+      if (c.status === 'awaiting_approval') waiting++;
       if (v && c.placed) groupShown.set(c.placed, (groupShown.get(c.placed) || 0) + 1);
     }
     for (const g of groups.values()) {
@@ -394,6 +437,7 @@
       g.root.dataset.count = String(n);
     }
     $('count').textContent = shown + ' shown · ' + running + ' running'
+      + (waiting ? ' · ' + waiting + ' awaiting approval' : '')
       + (hidden ? ' · ' + hidden + ' hidden' : '');
     $('empty').hidden = cells.size > 0;
   }
@@ -463,7 +507,7 @@
 
   // Running cells show their elapsed time.
   setInterval(() => {
-    for (const c of cells.values()) if (c.status === 'in_progress') render(c);
+    for (const c of cells.values()) if (open(c)) render(c);
   }, 1000);
 
   wireFilters();
