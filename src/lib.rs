@@ -59,6 +59,18 @@ pub mod otel;
 #[cfg(feature = "std")]
 pub use tool_std as std_tools;
 
+/// The testing kit (feature `testing`, for `[dev-dependencies]`): [`testing::Harness`] runs a
+/// tool through the runtime's whole path and gives back what a call left ([`testing::Called`]);
+/// [`testing::Surface`] holds the tools' surface to snapshots, failing only what breaks
+/// callers in its default mode; with `std`, [`testing::TestWorkspace`] is a temporary workspace
+/// made from a list of files for the standard tools.
+#[cfg(feature = "testing")]
+pub mod testing {
+    pub use tool_core::testing::*;
+    #[cfg(feature = "std")]
+    pub use tool_std::testing::TestWorkspace;
+}
+
 /// The README's Rust example, compiled and run as a doctest so it cannot drift from the API.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -114,6 +114,8 @@ pub mod runtime;
 pub mod schema;
 mod selection;
 mod spec;
+#[cfg(feature = "testing")]
+pub mod testing;
 mod tool;
 pub mod trace;
 pub mod validate;

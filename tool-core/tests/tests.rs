@@ -34,6 +34,13 @@ mod provider {
     mod roundtrip;
 }
 
+/// The testing kit (feature `testing`): the harness and tool-surface snapshots.
+#[cfg(feature = "testing")]
+mod testing {
+    mod harness;
+    mod surface;
+}
+
 /// The runtime: checks before a call, deadlines and cancellation, abandoned calls,
 /// concurrency, errors, the event stream and the redundancy check.
 mod runtime {

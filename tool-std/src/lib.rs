@@ -43,6 +43,8 @@ pub mod plan;
 pub mod prompt;
 pub mod search;
 pub mod shell;
+#[cfg(feature = "testing")]
+pub mod testing;
 pub mod trust;
 
 /// The permission rules; their home is [`trust::rules`].

@@ -1,0 +1,36 @@
+//! A testing kit for crate authors (feature `testing`, meant for `[dev-dependencies]`).
+//!
+//! - [`Harness`]: a tool's test through the runtime's whole path (resolution, validation, the
+//!   rules, approval by a [`ScriptedApprover`], the deadline, the activity record, rendering);
+//!   [`Harness::call`] gives back a [`Called`] to assert on: the typed result, the text the
+//!   model reads, the error with its fields, the events and the record.
+//! - [`Surface`]: snapshots of the tools' surface, one file per tool per export format under the
+//!   crate's `tests/snapshots/tools/`, held [`Strict`](SnapshotMode::Strict)ly,
+//!   [`Structural`](SnapshotMode::Structural)ly (descriptions aside) or
+//!   [`Compatible`](SnapshotMode::Compatible)ly (only what breaks a caller fails: a parameter
+//!   removed, renamed or newly required, a type, enum or bound narrowed, an output field
+//!   removed or retyped), each failure naming the tool, the format, the JSON path and why.
+//!
+//! ```
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! use serde_json::json;
+//! use tool_core::testing::{Harness, ScriptedApprover};
+//! use tool_core::{ErrorKind, Registry};
+//!
+//! let harness = Harness::builder(Registry::builder().build().unwrap())
+//!     .approver(ScriptedApprover::always())
+//!     .build();
+//! let missing = harness.call("reed_file", json!({})).await;
+//! missing.expect_err(ErrorKind::NotFound);
+//! assert_eq!(missing.record().name, "reed_file");
+//! # });
+//! ```
+
+mod compat;
+mod harness;
+mod surface;
+
+pub use harness::{Called, Harness, HarnessBuilder, ScriptedApprover};
+pub use surface::{
+    DEFAULT_FORMATS, SnapshotMode, Surface, SurfaceChange, SurfaceReport, UPDATE_SNAPSHOTS,
+};
