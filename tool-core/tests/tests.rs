@@ -38,6 +38,8 @@ mod provider {
 #[cfg(feature = "testing")]
 mod testing {
     mod harness;
+    #[cfg(feature = "mcp")]
+    mod mcp;
     mod surface;
 }
 

@@ -10,6 +10,10 @@
 //!   [`Compatible`](SnapshotMode::Compatible)ly (only what breaks a caller fails: a parameter
 //!   removed, renamed or newly required, a type, enum or bound narrowed, an output field
 //!   removed or retyped), each failure naming the tool, the format, the JSON path and why.
+//! - [`McpClient`] (with the feature `mcp`): an MCP client in the test's process, over an
+//!   in-memory pipe through the same server as `toolsmith serve`, under each protocol version
+//!   ([`McpVersion`]), answering the user's questions from a script ([`Elicit`]) and keeping
+//!   every frame and notification.
 //!
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
@@ -28,9 +32,13 @@
 
 mod compat;
 mod harness;
+#[cfg(feature = "mcp")]
+mod mcp;
 mod surface;
 
 pub use harness::{Called, Harness, HarnessBuilder, ScriptedApprover};
+#[cfg(feature = "mcp")]
+pub use mcp::{ANSWER_TIMEOUT, Elicit, Frame, McpCalled, McpClient, McpClientBuilder, McpVersion};
 pub use surface::{
     DEFAULT_FORMATS, SnapshotMode, Surface, SurfaceChange, SurfaceReport, UPDATE_SNAPSHOTS,
 };
