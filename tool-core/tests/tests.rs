@@ -37,6 +37,7 @@ mod provider {
 /// The testing kit (feature `testing`): the harness and tool-surface snapshots.
 #[cfg(feature = "testing")]
 mod testing {
+    mod exports;
     mod harness;
     #[cfg(feature = "mcp")]
     mod mcp;

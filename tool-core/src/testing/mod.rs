@@ -10,6 +10,9 @@
 //!   [`Compatible`](SnapshotMode::Compatible)ly (only what breaks a caller fails: a parameter
 //!   removed, renamed or newly required, a type, enum or bound narrowed, an output field
 //!   removed or retyped), each failure naming the tool, the format, the JSON path and why.
+//! - [`assert_exports`]: every tool exports to every format within each provider's documented
+//!   rules (OpenAI strict's and Gemini's schema subsets, name length and characters, MCP's
+//!   fields), its schemas valid JSON Schema 2020-12 ([`export_problems`], [`entry_problems`]).
 //! - [`McpClient`] (with the feature `mcp`): an MCP client in the test's process, over an
 //!   in-memory pipe through the same server as `toolsmith serve`, under each protocol version
 //!   ([`McpVersion`]), answering the user's questions from a script ([`Elicit`]) and keeping
@@ -31,11 +34,17 @@
 //! ```
 
 mod compat;
+mod exports;
 mod harness;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod rules;
 mod surface;
 
+pub use exports::{
+    ExportProblem, assert_exports, entry_problems, export_problems, meta_schema_problems,
+    xml_problems,
+};
 pub use harness::{Called, Harness, HarnessBuilder, ScriptedApprover};
 #[cfg(feature = "mcp")]
 pub use mcp::{ANSWER_TIMEOUT, Elicit, Frame, McpCalled, McpClient, McpClientBuilder, McpVersion};

@@ -347,14 +347,14 @@ fn export_all_fails_on_the_first_tool_it_cannot_export() {
 
 #[test]
 fn the_rule_checker_catches_what_providers_refuse() {
-    use fixtures::rules::{check, rules_for};
+    use fixtures::rules::entry_problems;
     let strict = json!({"type": "function", "function": {"name": "t", "strict": true,
         "parameters": {"type": "object", "properties": {
             "a": {"type": "string", "default": "x"},
             "b": {"$ref": "#/$defs/B"},
             "c": {"type": "object", "properties": {"d": {"type": "integer", "format": "int32"}}}
         }, "required": ["a"], "additionalProperties": false}}});
-    let found = check(rules_for(Format::OpenaiStrict, &strict).unwrap(), &strict);
+    let found = entry_problems(Format::OpenaiStrict, &strict);
     for needle in [
         "keyword `default` is forbidden",
         "keyword `$ref` is forbidden",
@@ -371,7 +371,7 @@ fn the_rule_checker_catches_what_providers_refuse() {
         "properties": {"a": {"type": ["string", "null"]}, "b": {"type": "integer", "enum": [1]},
                        "c": {"type": "object", "properties": {}}, "d": {"type": "array"}},
         "additionalProperties": false}});
-    let found = check(rules_for(Format::Gemini, &gemini).unwrap(), &gemini);
+    let found = entry_problems(Format::Gemini, &gemini);
     for needle in [
         "breaks the format's name rule",
         "keyword `additionalProperties` is forbidden",
@@ -387,7 +387,7 @@ fn the_rule_checker_catches_what_providers_refuse() {
     }
     let mcp = json!({"name": "t", "inputSchema": {"type": "object"}, "annotations": {"readOnly": true},
                      "outputSchema": {"type": "string"}});
-    let found = check(rules_for(Format::Mcp, &mcp).unwrap(), &mcp);
+    let found = entry_problems(Format::Mcp, &mcp);
     assert!(
         found
             .iter()
