@@ -71,6 +71,11 @@ pub mod testing {
     pub use tool_std::testing::TestWorkspace;
 }
 
+/// The testing chapter's examples (`docs/testing.md`), compiled and run as doctests.
+#[cfg(all(doctest, feature = "testing", feature = "std", feature = "mcp"))]
+#[doc = include_str!("../docs/testing.md")]
+pub struct TestingDoctests;
+
 /// The README's Rust example, compiled and run as a doctest so it cannot drift from the API.
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]

@@ -53,6 +53,7 @@ trait Erased: Send + Sync + 'static {
     fn failure(&self) -> Option<String>;
     fn images(&self) -> Vec<crate::render::Image>;
     fn as_any(&self) -> &dyn Any;
+    fn action_output(&self) -> Option<&dyn Any>;
 }
 
 fn serialize_error(e: serde_json::Error) -> ToolError {
@@ -86,6 +87,9 @@ impl<T: Serialize + Render + Send + Sync + 'static> Erased for T {
     }
     fn as_any(&self) -> &dyn Any {
         self
+    }
+    fn action_output(&self) -> Option<&dyn Any> {
+        Render::action_output(self)
     }
 }
 
@@ -176,9 +180,14 @@ impl ToolOutput {
         self.0.output.images()
     }
 
-    /// The tool's own value, if it is a `T`.
+    /// The tool's own value, if it is a `T`; for a polymorphic tool, the chosen action's
+    /// output, if it is a `T`.
     pub fn downcast_ref<T: 'static>(&self) -> Option<&T> {
-        self.0.output.as_any().downcast_ref()
+        let output = &self.0.output;
+        output
+            .as_any()
+            .downcast_ref()
+            .or_else(|| output.action_output()?.downcast_ref())
     }
 }
 

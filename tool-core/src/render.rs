@@ -54,6 +54,14 @@ pub trait Render {
     fn images(&self) -> Vec<Image> {
         Vec::new()
     }
+
+    /// For the output of a polymorphic tool (made by `#[tool]` on an `impl`), the chosen
+    /// action's own output, so that [`ToolOutput::downcast_ref`](crate::ToolOutput::downcast_ref)
+    /// reaches it. Not for hand-written outputs.
+    #[doc(hidden)]
+    fn action_output(&self) -> Option<&dyn std::any::Any> {
+        None
+    }
 }
 
 /// An image a tool's result carries to the model ([`Render::images`]): MCP `image` content,

@@ -502,6 +502,11 @@ fn output_enum(krate: &Path, ident: &Ident, model: &ActionsModel, rets: &[&Type]
                     #(Self::#variants(__o) => #success(__o),)*
                 }
             }
+            fn action_output(&self) -> ::core::option::Option<&dyn ::core::any::Any> {
+                match self {
+                    #(Self::#variants(__o) => ::core::option::Option::Some(__o),)*
+                }
+            }
         }
 
         #[automatically_derived]
