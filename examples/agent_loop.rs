@@ -1,16 +1,17 @@
-//! A whole agent loop against a scripted model that speaks OpenAI's Chat Completions format:
-//! the model's `tool_calls` are imported, run, and answered with `role: "tool"` messages; its
-//! first call is bad, and it corrects itself from the error it reads.
+//! A whole agent loop against a scripted model that speaks OpenAI's Chat Completions format
+//! (the testing kit's `ScriptedModel` and `AgentLoop`): the model's `tool_calls` are imported,
+//! run, and answered with `role: "tool"` messages; its first call is bad, and it corrects
+//! itself from the error it reads.
 //!
 //! ```text
-//! cargo run --example agent_loop
+//! cargo run --example agent_loop --features testing
 //! ```
 
 use serde_json::{Value, json};
-use toolsmith::provider::{Format, Importer, dispatch, export_all, rejected_import, result};
+use toolsmith::provider::{Format, export_all};
+use toolsmith::testing::{AgentLoop, Dialect, ScriptedCall, ScriptedModel, Turn};
 use toolsmith::{
-    Action, Registry, Render, ResourcesTracker, Runtime, SessionConfig, ToolResult, ToolSelection,
-    tool,
+    Action, Registry, Render, Runtime, SessionConfig, ToolResult, ToolSelection, tool,
 };
 
 /// A unit of length.
@@ -44,27 +45,10 @@ async fn to_metres(
     Ok(Length { metres })
 }
 
-/// The scripted model: what it answers given the conversation so far. A real loop sends
-/// `messages` and `tools` to the provider here.
-fn model(messages: &[Value]) -> Value {
-    let last = messages.last().cloned().unwrap_or(Value::Null);
-    if last["role"] == "user" {
-        // First try: a unit the tool does not know.
-        return json!({"role": "assistant", "content": null, "tool_calls": [{
-            "id": "call_1", "type": "function",
-            "function": {"name": "to_metres", "arguments": "{\"value\": 10, \"unit\": \"yards\"}"}}]});
-    }
-    let text = last["content"].as_str().unwrap_or_default();
-    if let Ok(error) = serde_json::from_str::<Value>(text)
-        && error["type"] == "error"
-    {
-        // It reads the allowed values from the error and picks one.
-        let unit = error["allowed_units"][1].as_str().unwrap_or("metres");
-        return json!({"role": "assistant", "content": null, "tool_calls": [{
-            "id": "call_2", "type": "function",
-            "function": {"name": "to_metres", "arguments": json!({"value": 10, "unit": unit}).to_string()}}]});
-    }
-    json!({"role": "assistant", "content": format!("10 feet is {text}")})
+/// The last tool result the model read (Chat Completions: a `role: "tool"` message).
+fn last_result(conversation: &[Value]) -> String {
+    let last = conversation.last().cloned().unwrap_or(Value::Null);
+    last["content"].as_str().unwrap_or_default().to_owned()
 }
 
 #[tokio::main]
@@ -78,33 +62,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .session_with(SessionConfig::default().tools(selected));
     let tools = export_all(session.offered().map(|e| &**e.spec()), Format::Openai)?;
     println!("tools: {}", tools.to_pretty());
-    let mut tracker = ResourcesTracker::new();
-    let mut messages = vec![json!({"role": "user", "content": "How long is 10 feet in metres?"})];
-    // A bounded loop: a model that never stops calling tools is cut off.
-    for _ in 0..8 {
-        let reply = model(&messages);
-        messages.push(reply.clone());
-        let Some(calls) = reply.get("tool_calls") else {
-            break;
-        };
-        let importer = Importer::new(session.runtime().registry());
-        for imported in importer.openai_tool_calls(calls) {
-            let outcome = match imported {
-                Ok(call) => dispatch(&session, call).await,
-                Err(e) => rejected_import(&e),
-            };
-            messages.push(result::openai_message(&outcome, &mut tracker));
-        }
-    }
-    for m in &messages {
+
+    // The model, scripted (a real loop sends `messages` and `tools` to the provider instead):
+    // first a unit the tool does not know; then the unit it reads from the error's allowed
+    // values; then its answer from the result.
+    let mut model = ScriptedModel::new(Dialect::OpenaiChat)
+        .call("to_metres", json!({"value": 10, "unit": "yards"}))
+        .then(|conversation| {
+            let error: Value = serde_json::from_str(&last_result(conversation)).unwrap_or_default();
+            let unit = error["allowed_units"][1]
+                .as_str()
+                .unwrap_or("metres")
+                .to_owned();
+            Turn::Calls(vec![ScriptedCall::new(
+                "to_metres",
+                json!({"value": 10, "unit": unit}),
+            )])
+        })
+        .then(|conversation| Turn::Text(format!("10 feet is {}", last_result(conversation))));
+    // The host's loop: import the model's calls (repairing what models get wrong), run them,
+    // answer with `role: "tool"` messages, until the model answers with text.
+    let transcript = AgentLoop::new(&session)
+        .run(&mut model, "How long is 10 feet in metres?")
+        .await;
+    for m in &transcript.messages {
         println!("{m}");
     }
-    let answer = messages
-        .last()
-        .and_then(|m| m["content"].as_str())
-        .ok_or("no answer")?;
+    let answer = transcript.answer.as_deref().ok_or("no answer")?;
     assert!(answer.contains("3.048"), "{answer}");
-    assert!(messages.iter().any(|m| {
+    assert!(transcript.messages.iter().any(|m| {
         m["role"] == "tool"
             && m["content"]
                 .as_str()

@@ -216,7 +216,7 @@ pub fn example(name: &str) -> PathBuf {
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "--example", name])
+            .args(["build", "--quiet", "--all-features", "--example", name])
             .current_dir(repo())
             .status()
             .expect("cargo build --example");

@@ -41,6 +41,7 @@ mod testing {
     mod harness;
     #[cfg(feature = "mcp")]
     mod mcp;
+    mod model;
     mod surface;
 }
 

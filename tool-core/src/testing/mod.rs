@@ -13,6 +13,10 @@
 //! - [`assert_exports`]: every tool exports to every format within each provider's documented
 //!   rules (OpenAI strict's and Gemini's schema subsets, name length and characters, MCP's
 //!   fields), its schemas valid JSON Schema 2020-12 ([`export_problems`], [`entry_problems`]).
+//! - [`ScriptedModel`] and [`AgentLoop`]: a model answering from a script in OpenAI Chat
+//!   Completions', OpenAI Responses' or Anthropic's tool-calling shape ([`Dialect`]), calls
+//!   malformed as models send them included ([`ScriptedCall::raw`]), and the host's loop around
+//!   it (import, repair, validation, the call, the result message), for an agent loop's test.
 //! - [`McpClient`] (with the feature `mcp`): an MCP client in the test's process, over an
 //!   in-memory pipe through the same server as `toolsmith serve`, under each protocol version
 //!   ([`McpVersion`]), answering the user's questions from a script ([`Elicit`]) and keeping
@@ -38,6 +42,7 @@ mod exports;
 mod harness;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod model;
 mod rules;
 mod surface;
 
@@ -48,6 +53,9 @@ pub use exports::{
 pub use harness::{Called, Harness, HarnessBuilder, ScriptedApprover};
 #[cfg(feature = "mcp")]
 pub use mcp::{ANSWER_TIMEOUT, Elicit, Frame, McpCalled, McpClient, McpClientBuilder, McpVersion};
+pub use model::{
+    AgentLoop, Dialect, MAX_TURNS, Respond, ScriptedCall, ScriptedModel, Transcript, Turn,
+};
 pub use surface::{
     DEFAULT_FORMATS, SnapshotMode, Surface, SurfaceChange, SurfaceReport, UPDATE_SNAPSHOTS,
 };
