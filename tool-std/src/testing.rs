@@ -4,20 +4,38 @@
 //! ```
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! use serde_json::json;
+//! use tool_core::ErrorKind;
+//! use tool_core::policy::Effect;
 //! use tool_std::testing::TestWorkspace;
 //!
-//! let ws = TestWorkspace::with_files([("src/lib.rs", "pub fn answer() -> u32 { 42 }\n")]);
+//! let ws = TestWorkspace::with_files([
+//!     ("src/lib.rs", "pub fn answer() -> u32 { 42 }\n"),
+//!     ("secrets/key.txt", "answer=hunter2\n"),
+//! ]);
 //! let harness = ws.harness().build();
 //! let found = harness.call("grep", json!({"pattern": "answer"})).await;
-//! assert!(found.expect_ok().text.contains("src/lib.rs"));
+//! assert!(found.expect_ok().text.contains("secrets/key.txt"));
+//!
+//! // Under a host's rules: the denied path is hidden from every tool.
+//! let ruled = ws
+//!     .harness_with_rules([(Effect::Deny, "read_file(secrets/**)")])
+//!     .unwrap()
+//!     .build();
+//! let found = ruled.call("grep", json!({"pattern": "answer"})).await;
+//! assert!(!found.expect_ok().text.contains("secrets"));
+//! let read = ruled.call("read_file", json!({"paths": ["secrets/key.txt"]})).await;
+//! assert!(!read.is_ok());
 //! # });
 //! ```
 
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use tool_core::Registry;
+use tool_core::policy::Effect;
 use tool_core::testing::{Harness, HarnessBuilder};
 
+use crate::trust::rules::{RuleError, StandardPolicy};
 use crate::workspace::Workspace;
 
 /// A temporary directory holding the files a test names, as the one root of a [`Workspace`];
@@ -98,5 +116,37 @@ impl TestWorkspace {
     /// `#[tool]`s), working in this workspace.
     pub fn harness(&self) -> HarnessBuilder {
         Harness::linked().service(Arc::new(self.workspace.clone()))
+    }
+
+    /// [`harness`](Self::harness) under a host's permission rules, as `toolsmith.toml`'s
+    /// `[rules]` give them (`(Effect::Deny, "read_file(secrets/**)")`, ...): the standard
+    /// policy decides each call before the approver, and the paths denied to reading tools
+    /// are hidden from every tool, as `toolsmith serve` does.
+    ///
+    /// # Errors
+    ///
+    /// A rule that cannot be used (an unknown tool, a bad pattern), naming it.
+    pub fn harness_with_rules<'a>(
+        &self,
+        rules: impl IntoIterator<Item = (Effect, &'a str)>,
+    ) -> Result<HarnessBuilder, RuleError> {
+        let registry = Registry::from_inventory()
+            .unwrap_or_else(|e| panic!("the linked tools do not make a registry: {e}"));
+        // A workspace of its own over the same root: what the rules hide stays hidden from
+        // this harness alone.
+        let workspace = Workspace::single(&self.root).unwrap_or_else(|e| {
+            panic!("the workspace at {} cannot open: {e}", self.root.display())
+        });
+        let workspace = Arc::new(workspace);
+        let mut builder = StandardPolicy::builder(&registry, workspace.clone());
+        for (effect, rule) in rules {
+            builder = builder.rules(effect, [rule.to_owned()]);
+        }
+        let policy = builder.build()?;
+        // The specifiers compiled as the policy's rules: hiding them cannot fail.
+        let _ = workspace.hide(&policy.hidden_paths());
+        Ok(Harness::builder(registry)
+            .service(workspace)
+            .policy(Arc::new(policy)))
     }
 }
