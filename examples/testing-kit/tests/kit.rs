@@ -38,32 +38,22 @@ async fn read_file_reads_the_workspace() {
     assert!(read.expect_ok().text.contains("second"), "{}", read.text);
 }
 
+/// A client of `version` connected to the tools working in `ws`.
+async fn connect(ws: &TestWorkspace, version: McpVersion) -> McpClient {
+    let runtime = ws.harness().build().runtime().clone();
+    McpClient::builder().version(version).start(runtime).await
+}
+
 #[tokio::test]
 async fn every_protocol_version_calls_the_tools() {
     let ws = TestWorkspace::with_files([("a.txt", "alpha\n")]);
     for &version in McpVersion::ALL {
-        let runtime = ws.harness().build().runtime().clone();
-        let mut client = McpClient::builder().version(version).start(runtime).await;
-        assert!(
-            client
-                .call("greet", json!({"name": "Ada"}))
-                .await
-                .text
-                .contains("Hello, Ada!")
-        );
-        assert!(
-            client
-                .call("counter", json!({"action": "nope"}))
-                .await
-                .is_error
-        );
-        assert!(
-            client
-                .call("read_file", json!({"paths": ["a.txt"]}))
-                .await
-                .text
-                .contains("alpha")
-        );
+        let mut client = connect(&ws, version).await;
+        let greet = client.call("greet", json!({"name": "Ada"})).await;
+        let bad = client.call("counter", json!({"action": "nope"})).await;
+        let read = client.call("read_file", json!({"paths": ["a.txt"]})).await;
+        assert!(greet.text.contains("Hello, Ada!"), "{version:?}");
+        assert!(bad.is_error && read.text.contains("alpha"), "{version:?}");
     }
 }
 
