@@ -258,27 +258,8 @@ fn sigterm_ends_a_call_waiting_for_the_users_answer() {
     let dir = tempfile::tempdir().expect("dir");
     let root = dir.path().to_str().expect("utf-8");
     let mut server = StdioServe::start_serving(dir.path(), &["--root", root], &[]);
-    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {"elicitation": {"form": {}}},
-        "clientInfo": {"name": "stop-test", "version": "1"},
-    }});
-    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
-    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
-        "name": "bash", "arguments": {"command": "touch ran.txt"},
-    }});
-    server.send(
-        [init, initialized, call]
-            .iter()
-            .map(|f| f.to_string().into_bytes())
-            .collect(),
-    );
-    // The answer to `initialize`, then the server's question to the user.
-    assert!(
-        server.read_until(2, Duration::from_secs(20)),
-        "{}",
-        server.stderr()
-    );
+    // The answer to `initialize`, then the question to the user.
+    server.ask_about_bash_2025("touch ran.txt");
     let asked = server
         .lines
         .iter()

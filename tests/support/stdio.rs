@@ -110,6 +110,28 @@ impl StdioServe {
         }
     }
 
+    /// Opens a 2025-11-25 session as a client that can ask its user (elicitation), calls
+    /// `bash` with `command` (request id 7), and waits until the server has answered
+    /// `initialize` and put its question to the user.
+    pub fn ask_about_bash_2025(&mut self, command: &str) {
+        let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"elicitation": {"form": {}}},
+            "clientInfo": {"name": "asking-client", "version": "1"},
+        }});
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "bash", "arguments": {"command": command},
+        }});
+        let frames = [init, initialized, call];
+        self.send(frames.iter().map(|f| f.to_string().into_bytes()).collect());
+        assert!(
+            self.read_until(2, Duration::from_secs(20)),
+            "{}",
+            self.stderr()
+        );
+    }
+
     /// Reads answers until `want` have come in all (counting those read before) or `limit`
     /// passes. Returns whether all came.
     pub fn read_until(&mut self, want: usize, limit: Duration) -> bool {

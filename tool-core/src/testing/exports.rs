@@ -37,8 +37,9 @@ impl fmt::Display for ExportProblem {
     }
 }
 
-/// The schemas an exported entry holds, by JSON pointer.
-pub(crate) fn schemas_of(format: Format, entry: &Value) -> Vec<(&'static str, &Value)> {
+/// The schemas an exported entry of `format` holds (its input schema, and its output schema
+/// where the format has one), by JSON pointer.
+pub fn schemas_of(format: Format, entry: &Value) -> Vec<(&'static str, &Value)> {
     let at: &[&'static str] = match format {
         Format::Json => &["/input_schema", "/output_schema"],
         Format::Openai | Format::OpenaiStrict => &["/function/parameters"],

@@ -48,7 +48,7 @@ mod surface;
 
 pub use exports::{
     ExportProblem, assert_exports, entry_problems, export_problems, meta_schema_problems,
-    xml_problems,
+    schemas_of, xml_problems,
 };
 pub use harness::{Called, Harness, HarnessBuilder, ScriptedApprover};
 #[cfg(feature = "mcp")]
