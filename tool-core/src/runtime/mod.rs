@@ -324,11 +324,12 @@ pub struct SessionConfig {
     /// Services for this session only; they shadow the runtime's.
     pub services: Services,
     /// Whether the session's calls come in turns its host marks
-    /// ([`Session::clear_current_turn`] when the model answers), as an agent loop's do
-    /// (default `true`). Only then is a call answered from an identical earlier one of its
-    /// turn, and only then do per-turn limits apply. A host that does not know the turns
-    /// (an MCP server, where each request stands alone; a command line) says `false`: every
-    /// call runs, and tools fall back to limits by time.
+    /// ([`Session::clear_current_turn`] at each model response), as an agent loop's do
+    /// (default `false`). Only then is a call answered from an identical earlier one of its
+    /// turn (its answer says so), and only then do per-turn limits apply. A session never
+    /// told of its turns (a library's, an MCP server's, where each request stands alone, a
+    /// command line's) runs every call, so a re-read of a changed file reads it again; tools
+    /// fall back to limits by time.
     pub turns: bool,
     /// The agent the session's calls are made for (`gen_ai.agent.name` on their spans).
     pub agent: Option<Arc<str>>,
@@ -350,7 +351,7 @@ impl Default for SessionConfig {
             mode: Mode::Agent,
             permissions: PermissionSet::all(),
             services: Services::new(),
-            turns: true,
+            turns: false,
             agent: None,
             principal: None,
             tools: None,

@@ -110,11 +110,20 @@ impl CallOutcome {
         }
     }
 
-    /// The text for the model, de-duplicating resources through `tracker`.
+    /// The text for the model, de-duplicating resources through `tracker`. A call answered
+    /// from an identical earlier call of its turn ([`duplicate_of`](Self::duplicate_of)) says
+    /// so first, so that the model knows nothing ran again.
     pub fn model_text(&self, tracker: &mut ResourcesTracker) -> String {
-        match &self.result {
+        let text = match &self.result {
             Ok(o) => o.model_text(tracker),
             Err(e) => e.to_json().to_string(),
+        };
+        match &self.duplicate_of {
+            Some(first) => format!(
+                "(The same call as `{first}` earlier in this turn: answered with its result; \
+                 nothing ran again.)\n{text}"
+            ),
+            None => text,
         }
     }
 }

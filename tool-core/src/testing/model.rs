@@ -267,7 +267,8 @@ impl<'s> AgentLoop<'s> {
         let mut tracker = ResourcesTracker::new();
         let importer = Importer::new(self.session.runtime().registry());
         for _ in 0..MAX_TURNS {
-            // Each model response is a turn: identical calls within it run once.
+            // Each model response is a turn (for a session with turns, identical calls within
+            // it run once).
             self.session.clear_current_turn();
             let reply = model.respond(&messages);
             let imported = match dialect {

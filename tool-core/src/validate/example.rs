@@ -39,6 +39,53 @@ pub fn example_call(spec: &ToolSpec, action: Option<&str>) -> String {
     signature_of(&spec.name, Some(&Value::Object(args)))
 }
 
+/// A number inside the schema's range (`minimum`, `maximum` and their exclusive forms): the
+/// usual placeholder (`1`, `1.5`) when it fits, else the lower bound (the next whole number
+/// above an exclusive one), else the middle of the range, else below the upper bound.
+fn in_range(node: &Value, integer: bool) -> Value {
+    let bound = |key: &str| node.get(key).and_then(Value::as_f64);
+    let (lo, lo_open) = match (bound("minimum"), bound("exclusiveMinimum")) {
+        (Some(m), Some(e)) if e >= m => (Some(e), true),
+        (Some(m), _) => (Some(m), false),
+        (None, Some(e)) => (Some(e), true),
+        (None, None) => (None, false),
+    };
+    let (hi, hi_open) = match (bound("maximum"), bound("exclusiveMaximum")) {
+        (Some(m), Some(e)) if e <= m => (Some(e), true),
+        (Some(m), _) => (Some(m), false),
+        (None, Some(e)) => (Some(e), true),
+        (None, None) => (None, false),
+    };
+    let fits = |v: f64| {
+        lo.is_none_or(|l| if lo_open { v > l } else { v >= l })
+            && hi.is_none_or(|h| if hi_open { v < h } else { v <= h })
+            && (!integer || v.fract() == 0.0)
+    };
+    let usual = if integer { 1.0 } else { 1.5 };
+    let candidates = [
+        Some(usual),
+        lo.map(|l| if integer { l.floor() + 1.0 } else { l + 0.5 })
+            .filter(|_| lo_open),
+        lo.map(|l| if integer { l.ceil() } else { l }),
+        lo.zip(hi).map(|(l, h)| {
+            let mid = l + (h - l) / 2.0;
+            if integer { mid.round() } else { mid }
+        }),
+        hi.map(|h| if integer { h.floor() } else { h }),
+        hi.map(|h| if integer { h.ceil() - 1.0 } else { h - 0.5 }),
+    ];
+    let value = candidates
+        .into_iter()
+        .flatten()
+        .find(|v| v.is_finite() && fits(*v))
+        .unwrap_or(usual);
+    if integer && value.abs() < 9.0e15 {
+        Value::from(value as i64)
+    } else {
+        serde_json::Number::from_f64(value).map_or(Value::from(usual), Value::Number)
+    }
+}
+
 /// How deep [`example_value`] follows nested arrays, objects and branches before it answers
 /// `null`.
 const MAX_EXAMPLE_DEPTH: usize = 6;
@@ -73,8 +120,8 @@ pub(crate) fn example_value(root: &Value, node: &Value, depth: usize) -> Value {
     let ty = types.iter().find(|t| **t != "null").copied();
     match ty {
         Some("string") => Value::String("...".into()),
-        Some("integer") => node.get("minimum").cloned().unwrap_or(Value::from(1)),
-        Some("number") => Value::from(1.5),
+        Some("integer") => in_range(node, true),
+        Some("number") => in_range(node, false),
         Some("boolean") => Value::Bool(true),
         Some("array") => match node.get("items") {
             Some(items) => Value::Array(vec![example_value(root, items, depth + 1)]),
@@ -123,4 +170,49 @@ fn required_list(node: &Value) -> Vec<&str> {
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod range_tests {
+    use serde_json::json;
+
+    use super::in_range;
+
+    #[test]
+    fn examples_fall_inside_the_declared_range() {
+        let cases = [
+            (
+                json!({"type": "number", "minimum": 5, "maximum": 30}),
+                false,
+                json!(5.0),
+            ),
+            (
+                json!({"type": "number", "exclusiveMinimum": 5, "maximum": 30}),
+                false,
+                json!(5.5),
+            ),
+            (json!({"type": "number", "maximum": 1}), false, json!(1.0)),
+            (json!({"type": "number"}), false, json!(1.5)),
+            (
+                json!({"type": "integer", "minimum": 5, "maximum": 30}),
+                true,
+                json!(5),
+            ),
+            (
+                json!({"type": "integer", "exclusiveMinimum": 5}),
+                true,
+                json!(6),
+            ),
+            (json!({"type": "integer", "maximum": -3}), true, json!(-3)),
+            (
+                json!({"type": "integer", "exclusiveMaximum": 0}),
+                true,
+                json!(-1),
+            ),
+            (json!({"type": "integer"}), true, json!(1)),
+        ];
+        for (schema, integer, want) in cases {
+            assert_eq!(in_range(&schema, integer), want, "{schema}");
+        }
+    }
 }

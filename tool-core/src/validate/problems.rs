@@ -376,6 +376,26 @@ pub(super) fn push_problem(
             p.expected = expected;
             out.push(p);
         }
+        K::Minimum { .. }
+        | K::Maximum { .. }
+        | K::ExclusiveMinimum { .. }
+        | K::ExclusiveMaximum { .. } => {
+            let node = parent_schema(root, keyword_location).map(|n| resolve(root, n));
+            let range = node.and_then(range_of);
+            let field = field_name(&path);
+            let subject = if field.is_empty() {
+                "the value".to_owned()
+            } else {
+                format!("`{field}`")
+            };
+            let msg = match &range {
+                Some(range) => format!("{subject} must be {range}, got {}", err.instance()),
+                None => format!("{subject}: {err}"),
+            };
+            let mut p = Problem::new(path.clone(), msg);
+            p.expected = range;
+            out.push(p);
+        }
         _ => {
             let field = field_name(&path);
             let msg = if field.is_empty() {
@@ -386,6 +406,39 @@ pub(super) fn push_problem(
             out.push(Problem::new(path.clone(), msg));
         }
     }
+}
+
+/// A number schema's range in words: `a number from 5 to 30`, `an integer of at least 1`,
+/// `a number above 0 and below 1`.
+fn range_of(node: &Value) -> Option<String> {
+    let kind = match node.get("type").and_then(Value::as_str) {
+        Some("integer") => "an integer",
+        _ => "a number",
+    };
+    let bound = |k: &str| node.get(k).filter(|v| v.is_number()).map(Value::to_string);
+    let lower = match (bound("minimum"), bound("exclusiveMinimum")) {
+        (_, Some(e)) => Some(("above", e)),
+        (Some(m), None) => Some(("from", m)),
+        (None, None) => None,
+    };
+    let upper = match (bound("maximum"), bound("exclusiveMaximum")) {
+        (_, Some(e)) => Some(("below", e)),
+        (Some(m), None) => Some(("to", m)),
+        (None, None) => None,
+    };
+    Some(match (lower, upper) {
+        (Some(("from", lo)), Some(("to", hi))) => format!("{kind} from {lo} to {hi}"),
+        (Some((lw, lo)), Some((uw, hi))) => {
+            let lw = if lw == "from" { "of at least" } else { lw };
+            let uw = if uw == "to" { "at most" } else { uw };
+            format!("{kind} {lw} {lo} and {uw} {hi}")
+        }
+        (Some(("from", lo)), None) => format!("{kind} of at least {lo}"),
+        (Some((w, lo)), None) => format!("{kind} {w} {lo}"),
+        (None, Some(("to", hi))) => format!("{kind} of at most {hi}"),
+        (None, Some((w, hi))) => format!("{kind} {w} {hi}"),
+        (None, None) => return None,
+    })
 }
 
 /// The rules of a polymorphic tool that a flat schema cannot state: the discriminator names

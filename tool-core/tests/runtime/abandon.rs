@@ -83,10 +83,11 @@ async fn a_call_dropped_while_its_tool_runs_ends_failure_with_its_error_event() 
 #[tokio::test]
 async fn a_call_dropped_while_it_waits_for_a_slot_or_a_duplicate_ends_too() {
     let waiter = Waiter::default();
-    let session = Runtime::builder(registry(|b| b.register(waiter.clone())))
-        .max_concurrent(1)
-        .build()
-        .session();
+    let session = with_turns(
+        &Runtime::builder(registry(|b| b.register(waiter.clone())))
+            .max_concurrent(1)
+            .build(),
+    );
     let first = tokio::spawn({
         let session = session.clone();
         async move { session.call(call("first", "waiter", json!({}))).await }
@@ -96,7 +97,7 @@ async fn a_call_dropped_while_it_waits_for_a_slot_or_a_duplicate_ends_too() {
 
     // The same call again in the turn waits for the first's result; another session's
     // identical call waits for the only slot. Both are dropped while they wait.
-    let other = session.runtime().session();
+    let other = with_turns(session.runtime());
     for (session, id) in [(&session, "duplicate"), (&other, "queued")] {
         let waiting = session.call(call(id, "waiter", json!({})));
         let gave_up = tokio::time::timeout(Duration::from_millis(100), waiting).await;

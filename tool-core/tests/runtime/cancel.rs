@@ -182,7 +182,7 @@ async fn an_abandoned_call_stops_its_tool_and_frees_its_duplicates() {
         timeout: Some(Duration::from_secs(2)),
         ..Sleepy::default()
     };
-    let session = session_of(|b| b.register(sleepy.clone()));
+    let session = turn_session_of(|b| b.register(sleepy.clone()));
     let args = json!({"ms": 60_000});
     let (drop_tx, drop_rx) = tokio::sync::oneshot::channel::<()>();
     let first = {

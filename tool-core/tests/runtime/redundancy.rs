@@ -16,7 +16,7 @@ use crate::support::*;
 #[tokio::test]
 async fn the_same_call_twice_in_a_turn_runs_once() {
     let counted = Counted::default();
-    let session = session_of(|b| b.register(counted.clone()));
+    let session = turn_session_of(|b| b.register(counted.clone()));
     let first = session
         .call(call("c1", "counted", json!({"key": "k"})))
         .await;
@@ -68,7 +68,7 @@ async fn the_same_call_twice_in_a_turn_runs_once() {
     assert_eq!(expect_err(&f2).to_json(), expect_err(&f1).to_json());
 
     // Sessions do not share turns.
-    let other_session = session.runtime().session();
+    let other_session = with_turns(session.runtime());
     other_session
         .call(call("c7", "counted", json!({"key": "k"})))
         .await;
@@ -95,14 +95,15 @@ async fn dedupe_can_be_turned_off() {
 async fn a_session_without_turns_runs_every_call() {
     let counted = Counted::default();
     let runtime = Runtime::builder(registry(|b| b.register(counted.clone()))).build();
-    let s = runtime.session_with(tool_core::SessionConfig::default().turns(false));
+    // A session never told of its turns (the default).
+    let s = runtime.session();
     s.call(call("c1", "counted", json!({"key": "k"}))).await;
     let second = s.call(call("c2", "counted", json!({"key": "k"}))).await;
     assert_eq!(second.duplicate_of, None);
     assert_eq!(second.to_json(), json!({"key": "k", "run": 2}));
     assert_eq!(counted.runs.load(Ordering::SeqCst), 2);
-    // A session of the same runtime with turns still answers duplicates.
-    let t = runtime.session();
+    // A session of the same runtime with turns answers duplicates, and says so.
+    let t = with_turns(&runtime);
     t.call(call("c3", "counted", json!({"key": "k"}))).await;
     let dup = t.call(call("c4", "counted", json!({"key": "k"}))).await;
     assert_eq!(dup.duplicate_of.as_deref(), Some("c3"));
@@ -117,7 +118,7 @@ async fn a_session_without_turns_runs_every_call() {
 async fn concurrent_identical_calls_run_once() {
     for round in 0..500 {
         let counted = Counted::default();
-        let session = session_of(|b| b.register(counted.clone()));
+        let session = turn_session_of(|b| b.register(counted.clone()));
         let delay = if round % 250 == 0 { 20 } else { 0 };
         let calls = (0..8)
             .map(|i| {
@@ -223,7 +224,7 @@ impl Tool for Plain {
 #[tokio::test]
 async fn a_write_makes_the_turns_earlier_answers_stale() {
     let counter = Counter::default();
-    let session = session_of(|b| b.register(counter.clone()));
+    let session = turn_session_of(|b| b.register(counter.clone()));
     let read = || json!({"action": "read"});
     let set = |v: i64| json!({"action": "set", "value": v});
 
@@ -277,7 +278,7 @@ async fn only_calls_that_ran_and_are_not_read_only_invalidate_the_turn() {
     }))
     .require_approval("writer", None)
     .build();
-    let session = runtime.session();
+    let session = with_turns(&runtime);
     let reads = || counter.reads.load(Ordering::SeqCst);
 
     session.call(call("r1", "reader", json!({}))).await;
@@ -299,10 +300,11 @@ async fn only_calls_that_ran_and_are_not_read_only_invalidate_the_turn() {
     assert_eq!(reads(), 2);
 
     // An approved write runs and invalidates.
-    let approving = Runtime::builder(session.runtime().registry().clone())
-        .approver(ApproveAll)
-        .build()
-        .session();
+    let approving = with_turns(
+        &Runtime::builder(session.runtime().registry().clone())
+            .approver(ApproveAll)
+            .build(),
+    );
     approving.call(call("r1", "reader", json!({}))).await;
     let w = approving.call(call("w1", "writer", json!({}))).await;
     assert_eq!(w.to_json(), json!({"value": 1}));
@@ -311,4 +313,51 @@ async fn only_calls_that_ran_and_are_not_read_only_invalidate_the_turn() {
         (r.duplicate_of.clone(), r.to_json()),
         (None, json!({"value": 1}))
     );
+}
+
+/// Reads a value that the test changes between calls, as a file changes on disk.
+#[derive(Clone, Default)]
+struct Changing(Arc<AtomicI64>);
+
+impl Tool for Changing {
+    type Input = tool_core::NoArgs;
+    type Output = Value;
+    fn spec(&self) -> ToolSpec {
+        ToolSpec::new("changing", "Read the value.")
+            .annotations(Annotations::default().read_only(true))
+    }
+    async fn call(&self, _: &ToolContext, _: tool_core::NoArgs) -> Result<Value, ToolError> {
+        Ok(json!({"value": self.0.load(Ordering::SeqCst)}))
+    }
+}
+
+#[tokio::test]
+async fn a_session_never_told_of_a_turn_reads_again_and_a_turns_duplicate_says_so() {
+    let value = Changing::default();
+    let runtime = Runtime::builder(registry(|b| b.register(value.clone()))).build();
+    // A library's session, never told of a turn: the re-read sees the change.
+    let library = runtime.session();
+    let first = library.call(call("r1", "changing", json!({}))).await;
+    value.0.store(7, Ordering::SeqCst);
+    let again = library.call(call("r2", "changing", json!({}))).await;
+    assert_eq!(
+        (first.to_json(), again.to_json()),
+        (json!({"value": 0}), json!({"value": 7}))
+    );
+    assert_eq!(again.duplicate_of, None);
+    // Within a turn its host delimits: answered from the first, and the model is told.
+    let agent = with_turns(&runtime);
+    agent.call(call("a1", "changing", json!({}))).await;
+    value.0.store(8, Ordering::SeqCst);
+    let dup = agent.call(call("a2", "changing", json!({}))).await;
+    assert_eq!(dup.to_json(), json!({"value": 7}));
+    let text = dup.model_text(&mut tool_core::ResourcesTracker::new());
+    assert!(
+        text.starts_with("(The same call as `a1` earlier in this turn: answered with its result; nothing ran again.)"),
+        "{text}"
+    );
+    // The next turn reads again.
+    agent.clear_current_turn();
+    let next = agent.call(call("a3", "changing", json!({}))).await;
+    assert_eq!(next.to_json(), json!({"value": 8}));
 }

@@ -478,6 +478,19 @@ pub fn session_of(
     Runtime::builder(registry(build)).build().session()
 }
 
+/// A session whose host marks turns (`SessionConfig::turns`), as an agent loop's: identical
+/// calls of a turn run once.
+pub fn turn_session_of(
+    build: impl FnOnce(tool_core::RegistryBuilder) -> tool_core::RegistryBuilder,
+) -> Session {
+    with_turns(&Runtime::builder(registry(build)).build())
+}
+
+/// A session of `runtime` whose host marks turns.
+pub fn with_turns(runtime: &Runtime) -> Session {
+    runtime.session_with(tool_core::SessionConfig::default().turns(true))
+}
+
 /// A call with JSON value arguments.
 pub fn call(id: &str, name: &str, args: Value) -> ToolCall {
     ToolCall::new(id, name, args)

@@ -121,18 +121,21 @@ fn out_of_range_numbers() {
     );
     assert_eq!(
         problems(&e),
-        pairs(&[("/limit", "`limit`: 500 is greater than the maximum of 100")])
+        pairs(&[(
+            "/limit",
+            "`limit` must be an integer from 1 to 100, got 500"
+        )])
     );
     let e = invalid("search", r#"{"query": "x", "corpus": "code", "limit": 0}"#);
     assert_eq!(
         problems(&e),
-        pairs(&[("/limit", "`limit`: 0 is less than the minimum of 1")])
+        pairs(&[("/limit", "`limit` must be an integer from 1 to 100, got 0")])
     );
     // A value out of the Rust type's range (u32) is refused too, with its path.
     let e = invalid("search", r#"{"query": "x", "corpus": "code", "limit": -1}"#);
     assert_eq!(
         problems(&e),
-        pairs(&[("/limit", "`limit`: -1 is less than the minimum of 1")])
+        pairs(&[("/limit", "`limit` must be an integer from 1 to 100, got -1")])
     );
     let registry = all_tools();
     assert!(
@@ -255,7 +258,7 @@ fn several_problems_are_all_reported_in_one_error() {
         pairs(&[
             ("/query", "`query` must be string, got integer"),
             ("/corpus", "Invalid corpus 'doc'"),
-            ("/limit", "`limit`: 0 is less than the minimum of 1"),
+            ("/limit", "`limit` must be an integer from 1 to 100, got 0"),
             (
                 "/filters/0/value",
                 "`value` must be string or null, got integer"
@@ -315,4 +318,52 @@ fn json_pointer_escaping_in_problem_paths() {
         )])
     );
     assert_eq!(e.problems()[0].did_you_mean.as_deref(), Some("a/b"));
+}
+
+/// A target between 5 and 30, declared with schemars' range keys.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct TargetArgs {
+    /// How many, from 5 to 30.
+    #[schemars(range(min = 5, max = 30))]
+    target: f64,
+}
+
+struct Target;
+
+impl tool_core::Tool for Target {
+    type Input = TargetArgs;
+    type Output = Value;
+    fn spec(&self) -> tool_core::ToolSpec {
+        tool_core::ToolSpec::new("aim", "Aim at a target.")
+    }
+    async fn call(
+        &self,
+        _: &tool_core::ToolContext,
+        a: TargetArgs,
+    ) -> Result<Value, tool_core::ToolError> {
+        Ok(json!({"target": a.target}))
+    }
+}
+
+#[tokio::test]
+async fn a_declared_range_is_enforced_named_and_kept_by_the_example_call() {
+    let session = crate::support::session_of(|b| b.register(Target));
+    let out = session
+        .call(crate::support::call("c1", "aim", json!({"target": 1.5})))
+        .await;
+    let e = crate::support::expect_err(&out);
+    assert_eq!(
+        e.problems()[0].message,
+        "`target` must be a number from 5 to 30, got 1.5"
+    );
+    assert_eq!(
+        e.problems()[0].expected.as_deref(),
+        Some("a number from 5 to 30")
+    );
+    // The example call keeps to the range.
+    assert_eq!(e.to_json()["example"], "aim(target=5.0)");
+    let ok = session
+        .call(crate::support::call("c2", "aim", json!({"target": 12.5})))
+        .await;
+    assert_eq!(ok.to_json(), json!({"target": 12.5}));
 }

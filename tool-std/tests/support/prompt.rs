@@ -246,6 +246,14 @@ impl Fixture {
         session_with(self.context())
     }
 
+    /// A session whose host marks turns (an agent loop's): identical calls of a turn run once.
+    pub(crate) fn turn_session(&self) -> Session {
+        builder()
+            .service(Arc::new(self.context()))
+            .build()
+            .session_with(tool_core::SessionConfig::default().turns(true))
+    }
+
     /// The agent as the store has it now.
     pub(crate) async fn reload(&self) -> Agent {
         self.store

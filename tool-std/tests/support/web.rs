@@ -270,10 +270,12 @@ pub(crate) fn registry() -> Registry {
 
 /// A session whose runtime injects `config`.
 pub(crate) fn session_with(config: WebConfig) -> Session {
+    // An agent loop's session, whose host marks each model response as a turn: the search
+    // limit counts per response.
     Runtime::builder(registry())
         .service(Arc::new(config))
         .build()
-        .session()
+        .session_with(tool_core::SessionConfig::default().turns(true))
 }
 
 /// The configuration a command line builds with `--searxng-url` at the server and

@@ -221,7 +221,7 @@ async fn sqlite_updates_survive_reopening_the_file() {
 async fn view_after_update_in_the_same_turn_shows_the_new_value() {
     for backend in [Backend::Memory, Backend::Sqlite] {
         let fx = Fixture::new(backend).await;
-        let session = fx.session();
+        let session = fx.turn_session();
         let turn = |id: &str, arguments: Value| ToolCall::new(id, "prompt_manager", arguments);
 
         let before = session.call(turn("c1", view("system"))).await;
