@@ -96,6 +96,22 @@ fn cases(meta: &Value) -> Vec<Case> {
             Some(-32602),
         ),
         case("not json", Value::Null, Some(-32700)),
+        // A frame that begins with a UTF-8 byte order mark (RFC 8259 lets a reader ignore it):
+        // read as the request it is.
+        case(
+            [
+                b"\xef\xbb\xbf".as_slice(),
+                request(
+                    12,
+                    "tools/call",
+                    json!({"name": "list_projects", "arguments": {}}),
+                )
+                .as_bytes(),
+            ]
+            .concat(),
+            json!(12),
+            None,
+        ),
         case(
             request(
                 10,

@@ -51,6 +51,9 @@ pub(crate) enum Track {
     Cancel(String),
 }
 
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xef\xbb\xbf";
+
 /// Reads `input`'s lines, hands rmcp (through `to_rmcp`) the well-formed ones, each request
 /// once `inflight` has room for it, and writes every other frame's answer to `answers`.
 /// Returns when `input` ends or fails.
@@ -106,7 +109,15 @@ async fn read_lines<R>(
                 }
                 Frame::Answer(answer)
             }
-            Ok(_) => classify(trim_newline(&line)),
+            Ok(_) => {
+                // A UTF-8 byte order mark before the frame is not part of it (RFC 8259 lets a
+                // reader ignore one); without this the request would be answered without its
+                // id.
+                if line.starts_with(BOM) {
+                    line.drain(..BOM.len());
+                }
+                classify(trim_newline(&line))
+            }
         };
         match frame {
             Frame::Blank => {}
