@@ -129,12 +129,12 @@ async fn a_call_waiting_for_someone_is_awaiting_approval_then_says_who_allowed_i
         record.duration_ms().unwrap() >= allowed.waited_ms,
         "{record:?}"
     );
-    assert!(
-        allowed
-            .describe()
-            .starts_with("allowed by the user (once) after 0."),
-        "{}",
-        allowed.describe()
+    assert_eq!(
+        allowed.describe(),
+        format!(
+            "allowed by the user (once) after {:.1} s",
+            allowed.waited_ms as f64 / 1000.0
+        )
     );
     let json = serde_json::to_value(&record).unwrap();
     assert_eq!(json["allowed"]["by"], "user_once");
@@ -295,6 +295,9 @@ async fn a_deferred_question_is_one_record_that_ends_as_the_answer_decides() {
     assert_kind(expect_err(&first), ErrorKind::ApprovalDenied);
     let id = first.activity_id.to_string();
     let record = runtime.activities().get(&id).await.unwrap();
+    // The record began when the question was asked (within the first call).
+    let began = record.started_at_ms;
+    assert!(began >= asked_at, "{began} < {asked_at}");
     assert_eq!(
         record.status,
         ActivityStatus::AwaitingApproval,
@@ -320,7 +323,10 @@ async fn a_deferred_question_is_one_record_that_ends_as_the_answer_decides() {
     assert_eq!(records.len(), 1, "one record for the round: {records:?}");
     let record = &records[0];
     assert_eq!(record.status, ActivityStatus::Success);
-    assert_eq!(record.started_at_ms, asked_at);
+    assert_eq!(
+        record.started_at_ms, began,
+        "the round's one record began when it asked"
+    );
     let allowed = record.allowed.clone().unwrap();
     assert_eq!(allowed.by, ApprovedBy::UserOnce);
     assert!(allowed.waited_ms >= 200, "{allowed:?}");
