@@ -335,12 +335,7 @@ pub(super) fn push_problem(
             }
             let expected = node.and_then(|n| describe_expected(root, n));
             let got = json_type_name(err.instance());
-            let field = field_name(&path);
-            let subject = if field.is_empty() {
-                "the arguments".to_owned()
-            } else {
-                format!("`{field}`")
-            };
+            let subject = subject_of(&path, "the arguments");
             let msg = match &expected {
                 Some(e) => format!("{subject} must be {e}, got {got}"),
                 None => format!("{subject} has the wrong type ({got})"),
@@ -382,12 +377,7 @@ pub(super) fn push_problem(
         | K::ExclusiveMaximum { .. } => {
             let node = parent_schema(root, keyword_location).map(|n| resolve(root, n));
             let range = node.and_then(range_of);
-            let field = field_name(&path);
-            let subject = if field.is_empty() {
-                "the value".to_owned()
-            } else {
-                format!("`{field}`")
-            };
+            let subject = subject_of(&path, "the value");
             let msg = match &range {
                 Some(range) => format!("{subject} must be {range}, got {}", err.instance()),
                 None => format!("{subject}: {err}"),
@@ -405,6 +395,16 @@ pub(super) fn push_problem(
             };
             out.push(Problem::new(path.clone(), msg));
         }
+    }
+}
+
+/// What a problem at `path` is about: `` `limit` ``, or `root` for the arguments themselves.
+fn subject_of(path: &str, root: &str) -> String {
+    let field = field_name(path);
+    if field.is_empty() {
+        root.to_owned()
+    } else {
+        format!("`{field}`")
     }
 }
 
