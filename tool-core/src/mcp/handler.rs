@@ -16,7 +16,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::activity::Conversation;
-use crate::call::ToolCall;
+use crate::call::{Arguments, ToolCall};
 use crate::error::{ErrorKind, ToolError};
 use crate::events::{Event, EventData, EventObserver};
 use crate::provider::result::McpParts;
@@ -440,7 +440,7 @@ impl ServerHandler for McpHandler {
                 let approver = Arc::new(RoundTripApprover::new(
                     asking.clone(),
                     principal.as_deref(),
-                    (&tool, &call.arguments.to_value().unwrap_or(Value::Null)),
+                    (&tool, arguments_of(&call)),
                     state,
                     responses,
                 ));
@@ -548,6 +548,14 @@ fn bounded_message(text: &str) -> String {
             &text[..at],
             text.len() - at
         ),
+    }
+}
+
+/// A call's arguments as JSON, borrowed (an MCP call's always are JSON; no copy on the path).
+fn arguments_of(call: &ToolCall) -> &Value {
+    match &call.arguments {
+        Arguments::Value(v) => v,
+        Arguments::Text(_) => &Value::Null,
     }
 }
 

@@ -11,7 +11,9 @@ use crate::activity::ActivityRecord;
 use crate::approval::{ApprovalDecision, ApprovalRequest, ApprovedBy, Approver};
 use crate::call::ToolCall;
 use crate::error::{ErrorKind, ToolError};
-use crate::events::{Event, EventData, EventFilter, EventKind, Subscription};
+use crate::events::{
+    DEFAULT_SUBSCRIPTION_CAPACITY, Event, EventData, EventFilter, EventKind, Subscription,
+};
 use crate::policy::CallPolicy;
 use crate::registry::Registry;
 use crate::render::ResourcesTracker;
@@ -264,8 +266,12 @@ impl Harness {
                 backlog.push(event);
             }
         }
-        let (mine, others): (Vec<Event>, Vec<Event>) =
+        let (mine, mut others): (Vec<Event>, Vec<Event>) =
             backlog.drain(..).partition(|e| e.call_id == id);
+        // Events of calls made around the harness (through its session) are never claimed:
+        // the newest are kept, within the subscription's own bound.
+        let excess = others.len().saturating_sub(DEFAULT_SUBSCRIPTION_CAPACITY);
+        others.drain(..excess);
         *backlog = others;
         mine
     }
