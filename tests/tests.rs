@@ -42,6 +42,7 @@ mod cli {
 /// `#[tool]`, `#[derive(Action)]` and `#[action]`: what they generate, seed 000's tools
 /// declared with them, and their compile-fail contract.
 mod macros {
+    mod constraints;
     mod decode;
     mod derive;
     mod seed000_prompt;
@@ -88,4 +89,5 @@ mod providers {
     mod export;
     mod property;
     mod roundtrip;
+    mod typescript;
 }

@@ -24,6 +24,7 @@ mod activity {
 /// Provider formats: export (deferred loading and namespaces included), import, result
 /// messages, round trips and the property test.
 mod provider {
+    mod anthropic;
     mod deferred;
     mod export;
     mod import_json;

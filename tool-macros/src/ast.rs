@@ -28,6 +28,10 @@ pub(crate) struct Param {
     pub(crate) aliases: Vec<LitStr>,
     /// Other names whose boolean means the opposite (`#[param(negated_alias = "...")]`).
     pub(crate) negated_aliases: Vec<LitStr>,
+    /// `#[param(example = ..)]`, in order.
+    pub(crate) examples: Vec<syn::Expr>,
+    /// `#[param(range(..))]`.
+    pub(crate) range: Option<Box<crate::constraint::Range>>,
 }
 
 /// One argument of a tool function or method, in declaration order.
@@ -93,6 +97,8 @@ pub(crate) fn param(cx: &Ctxt, ident: &Ident, ty: &Type, attrs: &[Attribute]) ->
         default: pa.default,
         aliases: pa.aliases,
         negated_aliases: pa.negated_aliases,
+        examples: pa.examples,
+        range: pa.range,
     }
 }
 

@@ -10,6 +10,7 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Attribute, Expr, Ident, Lit, LitStr, Meta, Path, Token};
 
+use crate::constraint::Range;
 use crate::ctxt::{Ctxt, unknown};
 use crate::symbol;
 
@@ -97,6 +98,10 @@ pub(crate) struct ParamAttrs {
     pub(crate) negated_aliases: Vec<LitStr>,
     pub(crate) default: Option<DefaultValue>,
     pub(crate) description: Option<LitStr>,
+    /// `example = value`, repeatable: values shown in the schema's `examples`.
+    pub(crate) examples: Vec<Expr>,
+    /// `range(min = .., max = ..)`: inclusive bounds of a number.
+    pub(crate) range: Option<Box<Range>>,
 }
 
 type Metas = Punctuated<Meta, Token![,]>;
@@ -153,9 +158,11 @@ fn for_each_key(
             cx.error_spanned_by(ident, unknown(&format!("{what} attribute"), key, keys));
             continue;
         }
-        // `alias` and `negated_alias` may be given several times (each another name).
+        // `alias`, `negated_alias` and `example` may be given several times (each another
+        // name or value).
         if key != symbol::param::ALIAS
             && key != symbol::param::NEGATED_ALIAS
+            && key != symbol::param::EXAMPLE
             && seen.iter().any(|k| k == key)
         {
             cx.error_spanned_by(
@@ -430,6 +437,11 @@ pub(crate) fn param_attrs(cx: &Ctxt, attrs: &[Attribute]) -> ParamAttrs {
             k::ALIAS => a.aliases.extend(lit_str(cx, meta, key)),
             k::NEGATED_ALIAS => a.negated_aliases.extend(lit_str(cx, meta, key)),
             k::DESCRIPTION => a.description = lit_str(cx, meta, key),
+            k::EXAMPLE => match meta {
+                Meta::NameValue(nv) => a.examples.push(nv.value.clone()),
+                _ => cx.error_spanned_by(meta, "expected `example = value`"),
+            },
+            k::RANGE => a.range = crate::constraint::parse_range(cx, meta).map(Box::new),
             k::DEFAULT => {
                 a.default = match meta {
                     Meta::Path(p) => Some(DefaultValue::Trait(p.span())),

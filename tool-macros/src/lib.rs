@@ -213,6 +213,8 @@
 //! | `negated_alias = "..."` (repeatable) | another name of a `bool` parameter whose value means the opposite (`-i` for `case_sensitive`) |
 //! | `default` / `default = value` | optional, with `Default::default()` or `value.into()`; shown as the schema's `default` |
 //! | `description = "..."` | the description instead of the doc comment |
+//! | `example = value` (repeatable) | an example value (of the parameter's type, or the type inside its `Option`; a string literal for `String` and `PathBuf`): the schema's `examples`, used by the example call in validation errors and by Anthropic's `input_examples` |
+//! | `range(min = .., max = ..)` | inclusive bounds of a number parameter, one or both (number literals): the schema's `minimum`/`maximum`, enforced by validation; an example written as a number outside it is a compile error |
 //!
 //! # Mistakes are compile errors
 //!
@@ -275,6 +277,7 @@
 mod ast;
 mod attr;
 mod check;
+mod constraint;
 mod crate_path;
 mod ctxt;
 mod expand;

@@ -92,6 +92,9 @@ pub(crate) struct SlotModel {
     pub(crate) ty: Type,
     pub(crate) doc: String,
     pub(crate) default: Option<DefaultValue>,
+    /// The examples and range of the first declaration that gives them.
+    pub(crate) examples: Vec<syn::Expr>,
+    pub(crate) range: Option<Box<crate::constraint::Range>>,
 }
 
 /// One field of an action: which slot it reads, and its own default.

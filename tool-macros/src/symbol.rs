@@ -89,8 +89,18 @@ pub(crate) mod param {
     pub(crate) const DESCRIPTION: &str = "description";
     pub(crate) const ALIAS: &str = "alias";
     pub(crate) const NEGATED_ALIAS: &str = "negated_alias";
+    pub(crate) const EXAMPLE: &str = "example";
+    pub(crate) const RANGE: &str = "range";
 
-    pub(crate) const ALL: &[&str] = &[RENAME, DEFAULT, DESCRIPTION, ALIAS, NEGATED_ALIAS];
+    pub(crate) const ALL: &[&str] = &[
+        RENAME,
+        DEFAULT,
+        DESCRIPTION,
+        ALIAS,
+        NEGATED_ALIAS,
+        EXAMPLE,
+        RANGE,
+    ];
 }
 
 /// Attribute names the macros read and strip.

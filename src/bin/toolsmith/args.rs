@@ -280,6 +280,11 @@ pub(crate) struct DeferArgs {
     /// variants; OpenAI has one) or none (the host brings its own).
     #[arg(long, value_name = "KIND", default_value = "regex", value_parser = ["regex", "bm25", "none"])]
     pub(crate) tool_search: String,
+    /// anthropic, anthropic-strict: who may call every tool, as `allowed_callers`
+    /// (comma-separated): `direct` (the model) and `code_execution_20260120` (code the model
+    /// runs: programmatic tool calling).
+    #[arg(long, value_name = "CALLER", value_delimiter = ',')]
+    pub(crate) allowed_callers: Vec<String>,
 }
 
 /// A positive, finite number of days (at most ten years).

@@ -108,6 +108,19 @@ pub(crate) fn export_options(
         "none" => ToolSearch::None,
         _ => ToolSearch::Regex,
     });
+    let callers: Vec<&str> = args.allowed_callers.iter().map(|c| c.trim()).collect();
+    if let Some(bad) = callers
+        .iter()
+        .find(|c| c.is_empty() || c.contains(char::is_whitespace))
+    {
+        return Err(format!(
+            "--allowed-callers: {bad:?} is no caller; give `direct` or a code execution tool \
+             type such as `code_execution_20260120`"
+        ));
+    }
+    if !callers.is_empty() {
+        options = options.allowed_callers(callers);
+    }
     Ok(options)
 }
 

@@ -106,10 +106,18 @@ impl ExportCache {
 
     /// The export of a list of tools as text: a compact JSON array of the entries (the same
     /// text as `serde_json::to_string` of [`super::export_all`]'s value), or the XML block.
+    /// [`Format::AnthropicStrict`] and [`Format::Typescript`] lists are exported whole each
+    /// time (an entry depends on the others there).
     pub fn export_all<'a, I>(&self, specs: I, format: Format) -> Result<String, ExportError>
     where
         I: IntoIterator<Item = &'a ToolSpec>,
     {
+        if matches!(format, Format::AnthropicStrict | Format::Typescript) {
+            // What one entry says depends on the whole list here (a request's limits, the
+            // declarations' alias names), so the list is exported as a whole.
+            let specs: Vec<&ToolSpec> = specs.into_iter().collect();
+            return super::export_all(specs, format).map(|e| e.to_compact());
+        }
         if format == Format::Xml {
             let mut sections = Vec::new();
             for spec in specs {

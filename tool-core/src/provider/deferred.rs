@@ -90,7 +90,20 @@ pub struct ExportOptions {
     pub namespace_descriptions: Vec<(String, String)>,
     /// The tool search tool added when a tool is deferred (default [`ToolSearch::Regex`]).
     pub tool_search: ToolSearch,
+    /// Anthropic's `allowed_callers` for every tool ([`allowed_callers`](Self::allowed_callers)):
+    /// who may call it, the model itself ([`ANTHROPIC_CALLER_DIRECT`]) or code the model runs
+    /// in the code execution tool ([`ANTHROPIC_CALLER_CODE_EXECUTION`], programmatic tool
+    /// calling). Empty: the entries carry none, and the provider's default holds.
+    pub allowed_callers: Vec<String>,
+    /// `(tool, callers)`: a tool's own `allowed_callers`, in place of the list above.
+    pub tool_callers: Vec<(String, Vec<String>)>,
 }
+
+/// Anthropic's caller for a tool the model calls itself.
+pub const ANTHROPIC_CALLER_DIRECT: &str = "direct";
+/// Anthropic's caller for a tool called from code the model runs in the code execution tool
+/// (programmatic tool calling).
+pub const ANTHROPIC_CALLER_CODE_EXECUTION: &str = "code_execution_20260120";
 
 impl ExportOptions {
     /// Options that change nothing a spec does not ask for.
@@ -137,6 +150,41 @@ impl ExportOptions {
         self.tool_search = search;
         self
     }
+    /// Sets Anthropic's `allowed_callers` of every tool, e.g. `[ANTHROPIC_CALLER_DIRECT,
+    /// ANTHROPIC_CALLER_CODE_EXECUTION]` to let code the model runs call them too.
+    pub fn allowed_callers<I, S>(mut self, callers: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.allowed_callers = callers.into_iter().map(Into::into).collect();
+        self
+    }
+    /// Sets one tool's `allowed_callers`, in place of the list every tool gets.
+    pub fn tool_callers<I, S>(mut self, tool: impl Into<String>, callers: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let callers = callers.into_iter().map(Into::into).collect();
+        self.tool_callers.push((tool.into(), callers));
+        self
+    }
+
+    /// The `allowed_callers` of `spec`'s tool: its own, else every tool's; `None` when
+    /// neither is set.
+    pub fn callers_of(&self, spec: &ToolSpec) -> Option<&[String]> {
+        match self
+            .tool_callers
+            .iter()
+            .rev()
+            .find(|(t, _)| *t == spec.name)
+        {
+            Some((_, callers)) => Some(callers),
+            None if !self.allowed_callers.is_empty() => Some(&self.allowed_callers),
+            None => None,
+        }
+    }
 
     /// Whether `spec`'s tool is deferred: its spec or these options say so.
     pub fn defers(&self, spec: &ToolSpec) -> bool {
@@ -164,19 +212,36 @@ impl ExportOptions {
     }
 }
 
-/// The Anthropic list: entries, `defer_loading: true` on the deferred ones, and the tool
-/// search tool when one is deferred.
+/// The Anthropic list (strict tool use when `strict`): entries, `defer_loading: true` on the
+/// deferred ones, `allowed_callers` where the options give them, and the tool search tool
+/// when one is deferred.
 pub(super) fn anthropic_list(
     specs: &[&ToolSpec],
     options: &ExportOptions,
+    strict: bool,
 ) -> Result<Value, ExportError> {
+    let entries = if strict {
+        match anthropic::strict_tools(specs.iter().copied())? {
+            Value::Array(entries) => entries,
+            _ => Vec::new(),
+        }
+    } else {
+        let mut entries = Vec::with_capacity(specs.len());
+        for spec in specs {
+            entries.push(anthropic::tool(spec)?);
+        }
+        entries
+    };
     let mut out = Vec::with_capacity(specs.len() + 1);
     let mut deferred = false;
-    for spec in specs {
-        let mut entry = anthropic::tool(spec)?;
+    for (spec, mut entry) in specs.iter().zip(entries) {
         if options.defers(spec) {
             deferred = true;
             insert(&mut entry, "defer_loading", Value::Bool(true));
+        }
+        if let Some(callers) = options.callers_of(spec) {
+            let callers = callers.iter().map(|c| Value::String(c.clone())).collect();
+            insert(&mut entry, "allowed_callers", Value::Array(callers));
         }
         out.push(entry);
     }
@@ -261,5 +326,8 @@ fn insert(entry: &mut Value, key: &str, value: Value) {
 
 /// Whether `format` has deferred loading or namespaces.
 pub(super) fn applies_to(format: Format) -> bool {
-    matches!(format, Format::Anthropic | Format::OpenaiResponses)
+    matches!(
+        format,
+        Format::Anthropic | Format::AnthropicStrict | Format::OpenaiResponses
+    )
 }

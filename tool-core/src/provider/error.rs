@@ -274,7 +274,7 @@ impl fmt::Display for ImportError {
 impl std::error::Error for ImportError {}
 
 /// A format name is not one of `json`, `openai`, `openai-strict`, `openai-responses`,
-/// `anthropic`, `gemini`, `mcp`, `xml`.
+/// `anthropic`, `anthropic-strict`, `gemini`, `mcp`, `xml`, `typescript`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseFormatError {
     /// The name given.

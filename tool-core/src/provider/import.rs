@@ -502,7 +502,7 @@ impl<'r> Importer<'r> {
         match format {
             Format::Openai | Format::OpenaiStrict => self.openai_tool_calls(&v),
             Format::OpenaiResponses => self.responses_output(&v),
-            Format::Anthropic => self.anthropic_content(&v),
+            Format::Anthropic | Format::AnthropicStrict => self.anthropic_content(&v),
             Format::Gemini => self.gemini_parts(&v),
             Format::Mcp => {
                 // A whole JSON-RPC request: its id answers the call.

@@ -51,6 +51,8 @@ pub mod openai;
 pub mod repair;
 pub mod result;
 pub(crate) mod schema;
+mod strict;
+pub mod typescript;
 pub mod xml;
 mod xml_parse;
 
@@ -63,7 +65,8 @@ use crate::spec::ToolSpec;
 
 pub use cache::{CachedExport, ExportCache, MAX_CACHED_TOOLS};
 pub use deferred::{
-    ANTHROPIC_TOOL_SEARCH_BM25, ANTHROPIC_TOOL_SEARCH_REGEX, ExportOptions, ToolSearch,
+    ANTHROPIC_CALLER_CODE_EXECUTION, ANTHROPIC_CALLER_DIRECT, ANTHROPIC_TOOL_SEARCH_BM25,
+    ANTHROPIC_TOOL_SEARCH_REGEX, ExportOptions, ToolSearch,
 };
 pub use error::{ExportError, ImportError, ParseFormatError};
 pub use import::{
@@ -72,6 +75,7 @@ pub use import::{
 };
 pub use repair::{Repair, RepairKind, repair_arguments, xml_arguments};
 pub use result::{dispatch, rejected, rejected_import, render_result};
+pub use strict::{ANTHROPIC_STRICT_FORMATS, ANTHROPIC_STRICT_KEYWORDS};
 
 /// A provider format, by the name the CLI uses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -87,12 +91,19 @@ pub enum Format {
     OpenaiResponses,
     /// `anthropic`: Messages API `tools` entries.
     Anthropic,
+    /// `anthropic-strict`: Messages API `tools` entries with `"strict": true` (strict tool
+    /// use), in the schema subset it accepts.
+    AnthropicStrict,
     /// `gemini`: `functionDeclarations` entries in Gemini's OpenAPI subset.
     Gemini,
     /// `mcp`: `tools/list` entries.
     Mcp,
     /// `xml`: a Markdown block for a system prompt, with the XML call syntax.
     Xml,
+    /// `typescript`: TypeScript declarations of the tools for code mode (a `tools` object
+    /// whose methods take the input and promise the output), from the input and output
+    /// schemas.
+    Typescript,
 }
 
 impl Format {
@@ -103,13 +114,15 @@ impl Format {
         Format::OpenaiStrict,
         Format::OpenaiResponses,
         Format::Anthropic,
+        Format::AnthropicStrict,
         Format::Gemini,
         Format::Mcp,
         Format::Xml,
+        Format::Typescript,
     ];
 
     /// The CLI name: `json`, `openai`, `openai-strict`, `openai-responses`, `anthropic`,
-    /// `gemini`, `mcp`, `xml`.
+    /// `anthropic-strict`, `gemini`, `mcp`, `xml`, `typescript`.
     pub const fn as_str(self) -> &'static str {
         match self {
             Format::Json => "json",
@@ -117,9 +130,11 @@ impl Format {
             Format::OpenaiStrict => "openai-strict",
             Format::OpenaiResponses => "openai-responses",
             Format::Anthropic => "anthropic",
+            Format::AnthropicStrict => "anthropic-strict",
             Format::Gemini => "gemini",
             Format::Mcp => "mcp",
             Format::Xml => "xml",
+            Format::Typescript => "typescript",
         }
     }
 }
@@ -141,7 +156,8 @@ impl FromStr for Format {
     }
 }
 
-/// What an export produced: JSON for the JSON formats, text for [`Format::Xml`].
+/// What an export produced: JSON for the JSON formats, text for [`Format::Xml`] and
+/// [`Format::Typescript`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exported {
     /// A JSON value (one entry, or an array of entries).
@@ -252,6 +268,15 @@ pub fn canonical(spec: &ToolSpec) -> Value {
     Value::Object(m)
 }
 
+/// The tool's input schema as any JSON Schema consumer takes it: the canonical schema
+/// (2020-12, `$defs` and `$ref` kept) without `$schema` and without schemars' Rust-type
+/// formats (`uint32`, `int64`, `double`; the ranges they imply stay as `minimum` and
+/// `maximum`). What an agent framework with its own tool type (rig's `ToolDefinition`, say)
+/// hands its provider, which then applies that provider's own rules.
+pub fn neutral_schema(spec: &ToolSpec) -> Value {
+    schema::without_dialect(&spec.input_schema)
+}
+
 /// One tool's entry in a format; for [`Format::Xml`] its section of the block.
 pub(crate) fn export_entry(spec: &ToolSpec, format: Format) -> Result<Exported, ExportError> {
     Ok(match format {
@@ -260,23 +285,27 @@ pub(crate) fn export_entry(spec: &ToolSpec, format: Format) -> Result<Exported, 
         Format::OpenaiStrict => Exported::Json(openai::chat_tool_strict(spec)?),
         Format::OpenaiResponses => Exported::Json(openai::responses_tool_auto(spec)?),
         Format::Anthropic => Exported::Json(anthropic::tool(spec)?),
+        Format::AnthropicStrict => Exported::Json(anthropic::strict_tool(spec)?),
         Format::Gemini => Exported::Json(gemini::function_declaration(spec)?),
         Format::Mcp => Exported::Json(mcp::tool(spec)?),
         Format::Xml => Exported::Text(xml::tool_section(spec)?),
+        Format::Typescript => Exported::Text(typescript::tool_member(spec)?),
     })
 }
 
-/// One tool in a format: its entry as JSON, or for [`Format::Xml`] a whole prompt block with
-/// this tool alone (what `toolsmith schema NAME --format F` prints).
+/// One tool in a format: its entry as JSON, or for [`Format::Xml`] a whole prompt block and
+/// for [`Format::Typescript`] a whole declaration file with this tool alone (what `toolsmith
+/// schema NAME --format F` prints).
 pub fn export(spec: &ToolSpec, format: Format) -> Result<Exported, ExportError> {
     match format {
         Format::Xml => Ok(Exported::Text(xml::prompt_block([spec])?)),
+        Format::Typescript => Ok(Exported::Text(typescript::declarations([spec])?)),
         other => export_entry(spec, other),
     }
 }
 
 /// A list of tools in a format: a JSON array of entries, or for [`Format::Xml`] the prompt
-/// block (what `toolsmith list --format F` prints). The first tool that cannot be exported
+/// block and for [`Format::Typescript`] the declaration file (what `toolsmith list --format F` prints). The first tool that cannot be exported
 /// makes the error.
 pub fn export_all<'a, I>(specs: I, format: Format) -> Result<Exported, ExportError>
 where
@@ -284,6 +313,12 @@ where
 {
     if format == Format::Xml {
         return xml::prompt_block(specs).map(Exported::Text);
+    }
+    if format == Format::Typescript {
+        return typescript::declarations(specs).map(Exported::Text);
+    }
+    if format == Format::AnthropicStrict {
+        return anthropic::strict_tools(specs).map(Exported::Json);
     }
     let specs = specs.into_iter();
     let mut out = Vec::with_capacity(specs.size_hint().0);
@@ -297,7 +332,8 @@ where
 }
 
 /// A list of tools in a format, deferred and grouped as their specs and `options` say: in
-/// [`Format::Anthropic`], `defer_loading: true` on the deferred tools and a tool search tool;
+/// [`Format::Anthropic`] and [`Format::AnthropicStrict`], `defer_loading: true` on the
+/// deferred tools, a tool search tool, and `allowed_callers` (programmatic tool calling);
 /// in [`Format::OpenaiResponses`], `defer_loading: true`, namespaces and `tool_search`. The
 /// other formats have no deferred loading: the same as [`export_all`]. See
 /// [`ExportOptions`] and the providers' shapes in its module.
@@ -314,7 +350,8 @@ where
     }
     let specs: Vec<&ToolSpec> = specs.into_iter().collect();
     let list = match format {
-        Format::Anthropic => deferred::anthropic_list(&specs, options)?,
+        Format::Anthropic => deferred::anthropic_list(&specs, options, false)?,
+        Format::AnthropicStrict => deferred::anthropic_list(&specs, options, true)?,
         _ => deferred::responses_list(&specs, options)?,
     };
     Ok(Exported::Json(list))

@@ -183,11 +183,14 @@ pub fn render_result(
     match format {
         Format::Openai | Format::OpenaiStrict => Exported::Json(openai_message(outcome, tracker)),
         Format::OpenaiResponses => Exported::Json(responses_output(outcome, tracker)),
-        Format::Anthropic => Exported::Json(anthropic_block(outcome, tracker)),
+        Format::Anthropic | Format::AnthropicStrict => {
+            Exported::Json(anthropic_block(outcome, tracker))
+        }
         Format::Gemini => Exported::Json(gemini_part(outcome, tracker)),
         Format::Mcp => Exported::Json(mcp_result(outcome, tracker)),
         Format::Xml => Exported::Text(xml_result(outcome, tracker)),
-        Format::Json => Exported::Json(json!({
+        // Code mode hands the script the same neutral result.
+        Format::Json | Format::Typescript => Exported::Json(json!({
             "call_id": outcome.call_id,
             "tool": outcome.tool,
             "result": outcome.to_json(),

@@ -44,7 +44,7 @@ pub fn schemas_of(format: Format, entry: &Value) -> Vec<(&'static str, &Value)> 
         Format::Json => &["/input_schema", "/output_schema"],
         Format::Openai | Format::OpenaiStrict => &["/function/parameters"],
         Format::OpenaiResponses => &["/parameters"],
-        Format::Anthropic => &["/input_schema"],
+        Format::Anthropic | Format::AnthropicStrict => &["/input_schema"],
         Format::Gemini => &["/parameters"],
         Format::Mcp => &["/inputSchema", "/outputSchema"],
         _ => &[],

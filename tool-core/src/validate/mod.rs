@@ -18,6 +18,7 @@
 //! slow path then reads the floats with no fraction as integers and decodes once more.
 
 mod example;
+mod inputs;
 mod nearest;
 mod problems;
 
@@ -33,7 +34,9 @@ use crate::spec::ToolSpec;
 
 pub use example::example_call;
 pub(crate) use example::example_value;
+pub use inputs::{MAX_INPUT_EXAMPLES, input_examples};
 pub use nearest::nearest;
+pub(crate) use problems::declared_range;
 
 pub use crate::call::MAX_ARGUMENTS_BYTES;
 /// The most problems listed in one error; the rest are counted.

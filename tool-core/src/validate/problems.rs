@@ -67,6 +67,25 @@ fn natural_bound(format: &str, key: &str, value: &Value) -> bool {
     }
 }
 
+/// The range a schema node declares beyond its Rust type's own (a `u8`'s 0 to 255 is no
+/// declaration), in words: "an integer from 5 to 30"; `None` when it declares none.
+pub(crate) fn declared_range(node: &Value) -> Option<String> {
+    let mut node = node.clone();
+    if let (Some(format), Value::Object(m)) = (
+        node.get("format")
+            .and_then(Value::as_str)
+            .map(str::to_owned),
+        &mut node,
+    ) {
+        for key in ["minimum", "maximum"] {
+            if m.get(key).is_some_and(|v| natural_bound(&format, key, v)) {
+                m.remove(key);
+            }
+        }
+    }
+    range_of(&node)
+}
+
 /// Whether deserializing the type proves the schema satisfied: no keyword outside
 /// [`SERDE_CHECKED`], except the number `format`s schemars derives from Rust number types and
 /// the natural bounds of those types. A narrower range is a constraint serde does not check.
@@ -411,10 +430,15 @@ fn subject_of(path: &str, root: &str) -> String {
 /// A number schema's range in words: `a number from 5 to 30`, `an integer of at least 1`,
 /// `a number above 0 and below 1`.
 fn range_of(node: &Value) -> Option<String> {
-    let kind = match node.get("type").and_then(Value::as_str) {
-        Some("integer") => "an integer",
-        _ => "a number",
+    let integer = match node.get("type") {
+        Some(Value::String(t)) => t == "integer",
+        // `["integer", "null"]`: an optional integer.
+        Some(Value::Array(ts)) => {
+            ts.iter().any(|t| t == "integer") && !ts.iter().any(|t| t == "number")
+        }
+        _ => false,
     };
+    let kind = if integer { "an integer" } else { "a number" };
     let bound = |k: &str| node.get(k).filter(|v| v.is_number()).map(Value::to_string);
     let lower = match (bound("minimum"), bound("exclusiveMinimum")) {
         (_, Some(e)) => Some(("above", e)),

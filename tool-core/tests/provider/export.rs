@@ -320,15 +320,17 @@ fn format_names_are_the_cli_names() {
             "openai-strict",
             "openai-responses",
             "anthropic",
+            "anthropic-strict",
             "gemini",
             "mcp",
-            "xml"
+            "xml",
+            "typescript"
         ]
     );
     assert_eq!(
         "OpenAI".parse::<Format>().unwrap_err().to_string(),
         "unknown format \"OpenAI\"; expected one of: json, openai, openai-strict, \
-         openai-responses, anthropic, gemini, mcp, xml"
+         openai-responses, anthropic, anthropic-strict, gemini, mcp, xml, typescript"
     );
 }
 

@@ -83,7 +83,7 @@ async fn an_error_in_every_format() {
                     Value::String(text.clone())
                 )
             }
-            Format::Anthropic => {
+            Format::Anthropic | Format::AnthropicStrict => {
                 let v = rendered.as_json().unwrap();
                 assert_eq!(v["is_error"], true);
                 assert_eq!(v["content"], Value::String(text.clone()));

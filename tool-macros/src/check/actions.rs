@@ -300,6 +300,7 @@ fn actions(
                 continue;
             }
             own.push(&p.name);
+            crate::constraint::check_examples(cx, &p.examples, p.range.as_deref());
             let mut own_ty = None;
             let slot = match slots.iter().position(|s| s.name == p.name) {
                 Some(i) => {
@@ -310,6 +311,12 @@ fn actions(
                     if slots[i].default.is_none() {
                         slots[i].default = p.default.clone();
                     }
+                    if slots[i].examples.is_empty() {
+                        slots[i].examples = p.examples.clone();
+                    }
+                    if slots[i].range.is_none() {
+                        slots[i].range = p.range.clone();
+                    }
                     i
                 }
                 None => {
@@ -318,6 +325,8 @@ fn actions(
                         ty: p.ty.clone(),
                         doc: p.doc.clone(),
                         default: p.default.clone(),
+                        examples: p.examples.clone(),
+                        range: p.range.clone(),
                     });
                     slots.len() - 1
                 }

@@ -18,6 +18,7 @@ pub(crate) fn function<'a>(cx: &Ctxt, params: impl IntoIterator<Item = &'a Param
             cx.error_at(p.name_span, format!("duplicate parameter `{}`", p.name));
         }
         seen.push(&p.name);
+        crate::constraint::check_examples(cx, &p.examples, p.range.as_deref());
     }
     // An alias is another member name of the call's object: a valid name, no parameter's,
     // and no other alias's (the call could not say which parameter it meant).

@@ -7,8 +7,8 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 
 use super::params::{
-    MapSlot, check_params, deserialize_impl, param_schema, private_fn, schema_names, slot_var,
-    take_slot, visit_map_body,
+    MapSlot, SchemaParts, check_params, deserialize_impl, param_schema, private_fn, schema_names,
+    slot_var, take_slot, visit_map_body,
 };
 use crate::crate_path;
 use crate::model::ActionsModel;
@@ -178,10 +178,19 @@ fn json_schema(m: &ActionsModel) -> TokenStream {
     let ident = &m.ident;
     let schemars = quote!(#private::schemars);
     let names = schema_names(&m.schema_name);
-    let params = m
-        .slots
-        .iter()
-        .map(|s| param_schema(krate, &s.name, &s.ty, &s.doc, s.default.as_ref()));
+    let params = m.slots.iter().map(|s| {
+        param_schema(
+            krate,
+            SchemaParts {
+                name: &s.name,
+                ty: &s.ty,
+                doc: &s.doc,
+                default: s.default.as_ref(),
+                examples: &s.examples,
+                range: s.range.as_deref(),
+            },
+        )
+    });
     quote! {
         #[automatically_derived]
         impl #schemars::JsonSchema for #ident {

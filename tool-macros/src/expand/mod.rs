@@ -10,6 +10,8 @@ mod params;
 mod spec;
 mod tool;
 
+pub(crate) use params::private_fn;
+
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::{DeriveInput, Item, ItemFn, ItemImpl};

@@ -13,7 +13,7 @@ use crate::model::ParamsModel;
 
 /// `::krate::__private_X_Y_Z::name` with every token at `span`: a call through it is blamed on
 /// the user's token the call is generated for.
-pub(super) fn private_fn(krate: &Path, span: Span, name: &str) -> TokenStream {
+pub(crate) fn private_fn(krate: &Path, span: Span, name: &str) -> TokenStream {
     let private = crate_path::private(krate);
     let f = Ident::new(name, span);
     respan(quote!(#private::#f), span)
@@ -234,18 +234,27 @@ pub(super) fn schema_names(name: &str) -> TokenStream {
     }
 }
 
-/// `param_schema::<T>(generator, name, doc, default)` for one parameter.
-pub(super) fn param_schema(
-    krate: &Path,
-    name: &str,
-    ty: &Type,
-    doc: &str,
-    d: Option<&DefaultValue>,
-) -> TokenStream {
-    let default = default_json(krate, ty, d);
+/// What a parameter's schema is made from.
+pub(super) struct SchemaParts<'a> {
+    pub(super) name: &'a str,
+    pub(super) ty: &'a Type,
+    pub(super) doc: &'a str,
+    pub(super) default: Option<&'a DefaultValue>,
+    pub(super) examples: &'a [syn::Expr],
+    pub(super) range: Option<&'a crate::constraint::Range>,
+}
+
+/// `param_schema::<T>(generator, name, doc, default)` for one parameter, with its examples
+/// and range when it declares them.
+pub(super) fn param_schema(krate: &Path, p: SchemaParts<'_>) -> TokenStream {
+    let ty = p.ty;
+    let default = default_json(krate, ty, p.default);
     let f = private_fn(krate, ty.span(), "param_schema");
     let callee = quote_spanned!(ty.span()=> #f::<#ty>);
-    quote!(#callee(__gen, #name, #doc, #default))
+    let name = p.name;
+    let doc = p.doc;
+    let constraints = crate::constraint::schema_calls(krate, ty, p.examples, p.range);
+    quote!(#callee(__gen, #name, #doc, #default) #constraints)
 }
 
 /// The input struct of a plain tool function: one field per parameter, with
@@ -278,10 +287,19 @@ pub(super) fn input_struct(m: &ParamsModel) -> TokenStream {
     let expecting = format!("the arguments of `{}`: a JSON object", m.schema_name);
     let de = deserialize_impl(krate, ident, &expecting, body);
     let names = schema_names(&m.schema_name);
-    let schemas = m
-        .params
-        .iter()
-        .map(|p| param_schema(krate, &p.name, &p.ty, &p.doc, p.default.as_ref()));
+    let schemas = m.params.iter().map(|p| {
+        param_schema(
+            krate,
+            SchemaParts {
+                name: &p.name,
+                ty: &p.ty,
+                doc: &p.doc,
+                default: p.default.as_ref(),
+                examples: &p.examples,
+                range: p.range.as_deref(),
+            },
+        )
+    });
     let checks = check_params(krate, m.params.iter().map(|p| &p.ty));
     let span = Span::call_site();
     quote_spanned! {span=>

@@ -84,6 +84,58 @@ check_trait! {
 }
 
 check_trait! {
+    /// A parameter with examples shows them in the schema.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot have examples in the schema: it does not implement `Serialize`",
+        label = "a parameter with an example must implement `serde::Serialize`",
+        note = "derive `serde::Serialize` for it, or drop `#[param(example = ..)]`"
+    )]
+    ExampleSerialize: Serialize
+}
+
+/// A parameter with a range is a number (or an `Option` of one).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot have a range: it is not a number",
+    label = "`range(min = .., max = ..)` bounds a number parameter",
+    note = "give the range to an integer or float parameter (or an `Option` of one), or drop it"
+)]
+pub trait RangeParam {}
+macro_rules! range_params {
+    ($($t:ty),*) => { $(#[diagnostic::do_not_recommend] impl RangeParam for $t {})* };
+}
+range_params!(
+    i8,
+    i16,
+    i32,
+    i64,
+    i128,
+    isize,
+    u8,
+    u16,
+    u32,
+    u64,
+    u128,
+    usize,
+    f32,
+    f64,
+    std::num::NonZeroU8,
+    std::num::NonZeroU16,
+    std::num::NonZeroU32,
+    std::num::NonZeroU64,
+    std::num::NonZeroUsize,
+    std::num::NonZeroI8,
+    std::num::NonZeroI16,
+    std::num::NonZeroI32,
+    std::num::NonZeroI64,
+    std::num::NonZeroIsize
+);
+#[diagnostic::do_not_recommend]
+impl<T: RangeParam> RangeParam for Option<T> {}
+
+/// Checks that a parameter with `range(..)` is a number.
+pub fn check_range<T: RangeParam>() {}
+
+check_trait! {
     /// A tool's output can be serialized.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot be a tool's output: it does not implement `Serialize`",

@@ -5,7 +5,7 @@ use schemars::{Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::checks::{DefaultSerialize, ParamDeserialize, ParamJsonSchema};
+use super::checks::{DefaultSerialize, ExampleSerialize, ParamDeserialize, ParamJsonSchema};
 use super::decode::is_optional;
 use crate::spec::ActionSet;
 
@@ -17,6 +17,9 @@ pub struct ParamSchema {
     description: &'static str,
     default: Option<Value>,
     required: bool,
+    examples: Vec<Value>,
+    minimum: Option<Value>,
+    maximum: Option<Value>,
 }
 
 /// One parameter's schema: required unless it has a default or is an `Option`.
@@ -44,7 +47,25 @@ impl ParamSchema {
             description,
             default,
             required,
+            examples: Vec::new(),
+            minimum: None,
+            maximum: None,
         }
+    }
+
+    /// The parameter's examples (`#[param(example = ..)]`), each the JSON of a value of its
+    /// type; one that does not serialize is left out.
+    pub fn with_examples(mut self, examples: Vec<Option<Value>>) -> Self {
+        self.examples = examples.into_iter().flatten().collect();
+        self
+    }
+
+    /// The parameter's inclusive range (`#[param(range(min = .., max = ..))]`). A bound the
+    /// type already holds tighter (a `u32`'s `minimum: 0` against `min = -5`) stays.
+    pub fn with_range(mut self, (minimum, maximum): (Option<Value>, Option<Value>)) -> Self {
+        self.minimum = minimum;
+        self.maximum = maximum;
+        self
     }
 
     fn into_value(self, extra: Option<String>) -> Value {
@@ -66,8 +87,30 @@ impl ParamSchema {
             if let Some(d) = self.default {
                 obj.insert("default".into(), d);
             }
+            tighten(obj, "minimum", self.minimum, |new, old| new > old);
+            tighten(obj, "maximum", self.maximum, |new, old| new < old);
+            if !self.examples.is_empty() {
+                obj.insert("examples".into(), Value::Array(self.examples));
+            }
         }
         schema.to_value()
+    }
+}
+
+/// Sets a bound unless the schema already holds a tighter one.
+fn tighten(
+    obj: &mut Map<String, Value>,
+    key: &str,
+    bound: Option<Value>,
+    tighter: fn(f64, f64) -> bool,
+) {
+    let Some(bound) = bound else { return };
+    let keep = match (bound.as_f64(), obj.get(key).and_then(Value::as_f64)) {
+        (Some(new), Some(old)) => !tighter(new, old),
+        _ => false,
+    };
+    if !keep {
+        obj.insert(key.into(), bound);
     }
 }
 
@@ -82,6 +125,42 @@ fn capitalize(s: &str) -> String {
 /// The JSON form of a parameter's default value, for the schema.
 pub fn default_value<T: DefaultSerialize>(value: &T) -> Option<Value> {
     serde_json::to_value(value).ok()
+}
+
+/// The JSON form of one of a parameter's examples, for the schema: a value of the
+/// parameter's type (of the type inside an `Option`), or a string literal for a `String` or
+/// `PathBuf`.
+pub fn example_value<T: ExampleSerialize, E: ExampleOf<T>>(value: E) -> Option<Value> {
+    serde_json::to_value(value.into_param()).ok()
+}
+
+/// What `#[param(example = ..)]` takes for a parameter of type `T`: a `T`, or a string
+/// literal where `T` is owned text.
+#[diagnostic::on_unimplemented(
+    message = "this example is not a value of the parameter's type `{T}`",
+    label = "expected a `{T}`",
+    note = "write the example as a value of the parameter's type (for an `Option<T>`, a `T`)"
+)]
+pub trait ExampleOf<T> {
+    /// The example as the parameter's value.
+    fn into_param(self) -> T;
+}
+impl<T> ExampleOf<T> for T {
+    fn into_param(self) -> T {
+        self
+    }
+}
+#[diagnostic::do_not_recommend]
+impl ExampleOf<String> for &str {
+    fn into_param(self) -> String {
+        self.to_owned()
+    }
+}
+#[diagnostic::do_not_recommend]
+impl ExampleOf<std::path::PathBuf> for &str {
+    fn into_param(self) -> std::path::PathBuf {
+        self.into()
+    }
 }
 
 /// The object schema of a list of parameters (a plain tool's input).
