@@ -59,6 +59,10 @@ pub mod otel;
 #[cfg(feature = "std")]
 pub use tool_std as std_tools;
 
+/// The rig adapter (feature `rig`): a session's tools as rig tools, run through the runtime.
+#[cfg(feature = "rig")]
+pub use tool_rig as rig;
+
 /// The testing kit (feature `testing`, for `[dev-dependencies]`): [`testing::Harness`] runs a
 /// tool through the runtime's whole path and gives back what a call left ([`testing::Called`]);
 /// [`testing::Surface`] holds the tools' surface to snapshots, failing only what breaks

@@ -26,7 +26,7 @@ use crate::validate::input_examples;
 
 /// A `tools` entry: `{"name", "description", "input_schema", "input_examples"?}`, with
 /// `input_examples` when the tool's parameters declare examples
-/// ([`input_examples`](crate::validate::input_examples)).
+/// ([`input_examples`]).
 pub fn tool(spec: &ToolSpec) -> Result<Value, ExportError> {
     let mut entry = object([
         ("name", spec.name.as_ref().into()),
