@@ -65,6 +65,7 @@ mod mcp {
     mod identity;
     mod listing;
     mod memory;
+    mod own_server;
     #[cfg(unix)]
     mod principals;
     mod replicas;

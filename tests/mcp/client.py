@@ -22,6 +22,10 @@ The steps are a JSON array on stdin; each answers with one JSON line on stdout:
     {"op": "write", "path", "content"}                 -> {"written": true}
         changes a file on disk between calls, as a user's editor does
     {"op": "sleep", "seconds"}                         -> {"slept": true}
+    {"op": "resources"}                                -> {"resources": [...], "read": [...]}
+        lists the resources and reads each (the text of its contents)
+    {"op": "prompt", "name", "arguments"}              -> {"prompts": [...], "messages": [...]}
+        lists the prompts and gets one (the text of each message)
     {"op": "cancel", "name", "arguments", "after"?}    -> {"cancelled": true, "progress": [...]}
         starts the call with a progress token and abandons it after the first progress
         notification (whose message contains `after`, when given); the client then sends
@@ -114,6 +118,20 @@ async def run_steps(session, steps, discover):
                 "structured": result.structured_content,
                 "progress": seen,
                 "asked": list(ASKED),
+            }
+        elif op == "resources":
+            listed = await session.list_resources()
+            read = []
+            for r in listed.resources:
+                contents = await session.read_resource(str(r.uri))
+                read.append("".join(getattr(c, "text", "") for c in contents.contents))
+            out = {"resources": [dump(r) for r in listed.resources], "read": read}
+        elif op == "prompt":
+            listed = await session.list_prompts()
+            got = await session.get_prompt(step["name"], step.get("arguments"))
+            out = {
+                "prompts": [dump(p) for p in listed.prompts],
+                "messages": [getattr(m.content, "text", "") for m in got.messages],
             }
         elif op == "write":
             with open(step["path"], "w", encoding="utf-8") as f:

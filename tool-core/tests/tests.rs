@@ -43,6 +43,8 @@ mod testing {
     #[cfg(feature = "mcp")]
     mod mcp;
     mod model;
+    #[cfg(feature = "mcp")]
+    mod own_server;
     mod surface;
 }
 

@@ -214,6 +214,11 @@ impl McpHandler {
         &self.session
     }
 
+    /// The `tools/list` entries for a request with `context` (its principal's).
+    pub(crate) fn tools_for(&self, context: &RequestContext<RoleServer>) -> &[Tool] {
+        &self.shared.served(principal_of(context).as_ref()).tools
+    }
+
     /// The conversation of a call made with `context`: for a principal's request, its
     /// principal and agent (and under 2026-07-28 HTTP, one group per client and principal).
     fn conversation(

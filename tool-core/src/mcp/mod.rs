@@ -96,6 +96,9 @@
 //!   [`Router`](axum::Router) to mount in a host's own server, and [`ServeOptions::guard`]
 //!   puts the same checks in front of a host's other routes (the live activity page of
 //!   [`crate::http::activity`], say).
+//! - [`McpTools`]: the tools as a part of an rmcp `ServerHandler` of your own, beside its
+//!   own resources, prompts and tools, on whatever transport it serves
+//!   (`examples/rmcp_server.rs`).
 //!
 //! # Stopping
 //!
@@ -151,6 +154,7 @@ mod handler;
 mod http;
 mod inflight;
 mod principal;
+mod tools;
 mod who;
 
 use std::sync::Arc;
@@ -166,6 +170,7 @@ pub use frames::MAX_FRAME_BYTES;
 pub use http::{HttpServer, MCP_PATH, router, serve_http, service};
 pub use inflight::MAX_IN_FLIGHT_BYTES;
 pub use principal::{Principal, parse_sha256_hex, token_sha256};
+pub use tools::{McpTools, McpToolsSession};
 pub use who::CONVERSATION_META_KEY;
 
 use crate::http::{BadToken, Guard};

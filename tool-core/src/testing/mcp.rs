@@ -158,7 +158,42 @@ impl McpClientBuilder {
         let (client_side, server_side) = tokio::io::duplex(1 << 20);
         let (server_in, server_out) = tokio::io::split(server_side);
         let runtime = runtime.into_runtime();
-        let server = tokio::spawn(serve_lines(runtime, self.options, server_in, server_out));
+        let options = self.options.clone();
+        let server = tokio::spawn(serve_lines(runtime, options, server_in, server_out));
+        self.connect(client_side, server).await
+    }
+
+    /// Starts an rmcp [`ServerHandler`](rmcp::ServerHandler) of your own (one that serves
+    /// toolsmith's tools with [`McpTools`](crate::mcp::McpTools) beside its own, say) on an
+    /// in-memory pipe, as rmcp's stdio transport serves it, and opens the session. The
+    /// builder's [`options`](Self::options) are not used: the handler is the server.
+    ///
+    /// # Panics
+    ///
+    /// When the server does not answer the opening request, with what it said.
+    pub async fn start_with<H>(self, handler: H) -> McpClient
+    where
+        H: rmcp::ServerHandler,
+    {
+        let (client_side, server_side) = tokio::io::duplex(1 << 20);
+        let server = tokio::spawn(async move {
+            let running = rmcp::serve_server(handler, tokio::io::split(server_side))
+                .await
+                .map_err(|e| ServeError::Initialize(e.to_string()))?;
+            running
+                .waiting()
+                .await
+                .map(|_| ())
+                .map_err(|e| ServeError::Io(std::io::Error::other(e)))
+        });
+        self.connect(client_side, server).await
+    }
+
+    async fn connect(
+        self,
+        client_side: DuplexStream,
+        server: tokio::task::JoinHandle<Result<(), ServeError>>,
+    ) -> McpClient {
         let (client_in, client_out) = tokio::io::split(client_side);
         let mut client = McpClient {
             version: self.version,
