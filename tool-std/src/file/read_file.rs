@@ -310,14 +310,20 @@ fn read_one(
             },
         },
     };
+    // A file unchanged since it was stamped keeps its stamp: nothing past the range is read.
+    let known = ws.settled_stamp(&opened.path, &opened.info);
     let limits = ReadLimits {
         max_line_chars: config.max_line_chars,
         budget,
         sniff: config.binary_sniff_bytes,
         count_rest_up_to: 8 * 1024 * 1024,
+        known_lines: known.map(|s| s.lines),
     };
-    // The version hashes every byte as the range is read, then the rest of the file.
-    let (excerpt, stamp) = if opened.info.len <= config.max_edit_bytes {
+    // Else the version hashes every byte as the range is read, then the rest of the file.
+    let (excerpt, stamp) = if let Some(stamp) = known {
+        let excerpt = read_lines(&shown, &opened.file, opened.info.len, range, limits)?;
+        (excerpt, Some(stamp))
+    } else if opened.info.len <= config.max_edit_bytes {
         let mut reader = StampingReader::new(&opened.file);
         let excerpt = read_lines(&shown, &mut reader, opened.info.len, range, limits)?;
         let stamp = reader

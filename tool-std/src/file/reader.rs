@@ -27,6 +27,9 @@ pub(crate) struct ReadLimits {
     pub(crate) sniff: usize,
     /// Count the lines after the range when at most this many bytes are left.
     pub(crate) count_rest_up_to: u64,
+    /// The file's lines, when known already (from the stamp of its unchanged content): the
+    /// rest is then neither read nor counted.
+    pub(crate) known_lines: Option<u64>,
 }
 
 /// Why a read stopped before the end of the file.
@@ -149,8 +152,14 @@ pub(crate) fn read_lines(
         }
     }
     let last = (first + returned).saturating_sub(1);
-    let total_lines = match stop {
-        Stop::End => Some(line - 1),
+    let total_lines = match (stop, limits.known_lines) {
+        (Stop::End, _) => Some(line - 1),
+        (_, Some(total)) => {
+            if consumed >= len && stop == Stop::Lines {
+                stop = Stop::End;
+            }
+            Some(usize::try_from(total).unwrap_or(usize::MAX))
+        }
         _ => {
             let left = len.saturating_sub(consumed);
             if left <= limits.count_rest_up_to {
@@ -209,6 +218,7 @@ mod tests {
             budget,
             sniff: 8192,
             count_rest_up_to: 1 << 20,
+            known_lines: None,
         }
     }
 

@@ -80,7 +80,7 @@ pub(crate) use hidden::{HiddenInRoot, PathGlob};
 pub use path::{MAX_PATH_BYTES, WsPath};
 pub use sweep::{SWEEP_MAX_DEPTH, SWEEP_MAX_DIRS, SWEEP_MAX_ENTRIES, SweepReport};
 pub(crate) use tracking::parse_expected;
-pub use tracking::{Guard, MAX_TRACKED_FILES};
+pub use tracking::{Guard, MAX_TRACKED_FILES, STAMP_SETTLE};
 pub use version::{Stamp, VERSION_DIGITS, Version};
 pub(crate) use version::{StampingReader, stamp_within};
 pub use write::{Existence, WriteOptions, WriteOutcome};

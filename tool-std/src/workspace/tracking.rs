@@ -16,6 +16,13 @@ use crate::numbers::thousands;
 /// How many files one workspace's record holds.
 pub const MAX_TRACKED_FILES: usize = 10_000;
 
+/// How long a file must have gone unmodified when its content was stamped for the stamp to
+/// stand for it as long as its modification time, size and inode stay
+/// ([`Workspace::settled_stamp`]): longer than the coarsest modification-time granularity of
+/// the filesystems in use (FAT's two seconds), so a write after the stamp always moves the
+/// time.
+pub const STAMP_SETTLE: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// How a change to an existing file checks that the file is still what the model last saw,
 /// so an edit of a file that changed meanwhile is refused instead of overwriting someone
 /// else's work (seed 004's file tracking).
@@ -105,6 +112,8 @@ struct Record {
     tick: u64,
     mark: Mark,
     stamp: Option<Stamp>,
+    /// Whether the file had gone unmodified for [`STAMP_SETTLE`] when it was recorded.
+    settled: bool,
 }
 
 type Key = (usize, PathBuf);
@@ -158,7 +167,18 @@ impl Tracker {
         let seen = &mut *seen;
         seen.tick += 1;
         let tick = seen.tick;
-        seen.map.insert(key.clone(), Record { tick, mark, stamp });
+        let settled = mark.modified.is_some_and(|m| {
+            SystemTime::now()
+                .duration_since(m)
+                .is_ok_and(|age| age >= STAMP_SETTLE)
+        });
+        let record = Record {
+            tick,
+            mark,
+            stamp,
+            settled,
+        };
+        seen.map.insert(key.clone(), record);
         seen.order.push_back((tick, key));
         while seen.map.len() > self.capacity {
             let Some((t, k)) = seen.order.pop_front() else {
@@ -204,6 +224,18 @@ impl Workspace {
     /// the bytes. Later edits without a version are checked against it ([`Guard::Record`]).
     pub fn record_seen(&self, p: &WsPath, info: &EntryInfo, stamp: Option<Stamp>) {
         self.inner.tracker.record(key(p), Mark::of(info), stamp);
+    }
+
+    /// The stamp of `p`'s content (canonical; `info` its metadata now) without reading it,
+    /// when the record holds one taken while the file had gone unmodified for
+    /// [`STAMP_SETTLE`] and the file still has the modification time, size and inode it had
+    /// then: a ranged read of a large file hashes the whole file once per change of it, not
+    /// on every read. `None`: read and stamp it.
+    pub fn settled_stamp(&self, p: &WsPath, info: &EntryInfo) -> Option<Stamp> {
+        let record = self.inner.tracker.get(&key(p))?;
+        (record.settled && info.modified.is_some() && record.mark == Mark::of(info))
+            .then_some(record.stamp)
+            .flatten()
     }
 
     /// Forgets `p` (canonical), after a delete.

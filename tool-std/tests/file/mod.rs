@@ -11,4 +11,5 @@ mod media;
 mod races;
 mod read;
 mod record;
+mod stamps;
 mod versions;
