@@ -16,10 +16,11 @@
 //!
 //! The calls and their fixtures are `tests/tokens/calls.rs`, shared with the test that holds
 //! each result to its output schema and to 1.1x its text: the fixtures are committed under
-//! `benches/fixtures/tokens/` (a snapshot of `tool-core`'s sources, an HTML page and a
-//! SearXNG answer) and copied into a temp dir, so the figures move only when the tools'
-//! output does. The web calls go to a loopback server that serves the page and plays
-//! SearXNG. `TOKENS_DUMP=DIR` writes each call's two forms there, to look at.
+//! `benches/fixtures/tokens/` (`src/`, a small crate written to be the corpus, described in
+//! `docs/tokens.md`; an HTML page; a SearXNG answer) and copied into a temp dir, so the
+//! figures move only when the tools' output does. The web calls go to a loopback server that
+//! serves the page and plays SearXNG. `TOKENS_DUMP=DIR` writes each call's two forms there,
+//! to look at.
 //!
 //! ```text
 //! cargo bench -p tool-std --bench tokens

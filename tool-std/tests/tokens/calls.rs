@@ -2,8 +2,9 @@
 //! (`benches/tokens.rs`, which prints what they cost) and the test that holds each result to
 //! its tool's output schema and to 1.1x its text (`tests/tokens/results.rs`).
 //!
-//! The fixtures are committed under `benches/fixtures/tokens/` (a snapshot of `tool-core`'s
-//! sources, an HTML page and a SearXNG answer) and copied into a temp dir, so the figures
+//! The fixtures are committed under `benches/fixtures/tokens/` (a small crate written for the
+//! benchmark, `switchboard`, with a Markdown, a TOML, a Python and a JSON file beside its
+//! Rust; an HTML page; a SearXNG answer) and copied into a temp dir, so the figures
 //! move only when the tools' output does. The web calls go to a loopback server that serves
 //! the page and plays SearXNG.
 
