@@ -33,8 +33,9 @@ pub(crate) use guard::ActivityGuard;
 pub use memory::{DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{
-    ABANDONED, ActivityStoreError, DEFAULT_SQLITE_MAX_AGE, DEFAULT_SQLITE_MAX_BYTES,
-    DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig, SqliteActivityStore, SqliteStats,
+    ABANDONED, ActivityStoreError, DEFAULT_SQLITE_GATHER, DEFAULT_SQLITE_MAX_AGE,
+    DEFAULT_SQLITE_MAX_BYTES, DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig,
+    SqliteActivityStore, SqliteStats,
 };
 
 use std::sync::Arc;

@@ -47,7 +47,17 @@ pub struct SqliteActivityConfig {
     pub queue: usize,
     /// The most changes written in one transaction (default 1024; 1 to 65,536).
     pub batch: usize,
+    /// How long the writer lets changes gather once one has come, before it writes them in
+    /// one transaction (default [`DEFAULT_SQLITE_GATHER`]; at most one second; zero writes
+    /// as soon as anything comes). A call's start and end then usually share one
+    /// transaction, and the calls' threads never wake the writer for each change: a record
+    /// reaches the file this much later, and [`flush`](super::ActivityStore::flush) waits
+    /// for it at most this much longer.
+    pub gather: Duration,
 }
+
+/// How long the SQLite writer lets changes gather by default: 10 ms.
+pub const DEFAULT_SQLITE_GATHER: Duration = Duration::from_millis(10);
 
 impl Default for SqliteActivityConfig {
     fn default() -> Self {
@@ -57,6 +67,7 @@ impl Default for SqliteActivityConfig {
             max_bytes: DEFAULT_SQLITE_MAX_BYTES,
             queue: 65_536,
             batch: 1024,
+            gather: DEFAULT_SQLITE_GATHER,
         }
     }
 }
@@ -87,11 +98,17 @@ impl SqliteActivityConfig {
         self.batch = n;
         self
     }
+    /// Sets [`gather`](field@Self::gather).
+    pub fn gather(mut self, wait: Duration) -> Self {
+        self.gather = wait;
+        self
+    }
 
     fn normalized(mut self) -> Self {
         self.max_records = self.max_records.max(1);
         self.queue = self.queue.clamp(16, 1 << 20);
         self.batch = self.batch.clamp(1, 65_536);
+        self.gather = self.gather.min(Duration::from_secs(1));
         self
     }
 }

@@ -103,11 +103,16 @@ impl Writer {
         }
     }
 
-    /// Takes changes until every handle to the queue is gone: each time, what has gathered
-    /// (up to the batch size) is written in one transaction.
+    /// Takes changes until every handle to the queue is gone: each time one comes, the
+    /// writer sleeps for the gathering time (the senders do not wake a sleeping thread, as
+    /// they would one waiting on the queue), then writes what has gathered (up to the batch
+    /// size) in one transaction.
     pub(super) fn run(mut self, rx: Receiver<Op>) {
         let mut batch = Vec::with_capacity(self.config.batch);
         while let Ok(first) = rx.recv() {
+            if !self.config.gather.is_zero() {
+                std::thread::sleep(self.config.gather);
+            }
             batch.push(first);
             while batch.len() < self.config.batch {
                 match rx.try_recv() {
