@@ -1,18 +1,23 @@
 //! What the MCP tests share: test tools registered by hand, an in-process HTTP server, the
-//! real clients (the Python `mcp` package, the MCP Inspector) and how to find them, the
-//! `toolsmith serve` process, the built examples, and a SearXNG stand-in on loopback.
+//! real clients (the Python `mcp` package, the MCP Inspector) and how to find them, the built
+//! examples, a 2026-07-28 request's `_meta`, and a SearXNG stand-in on loopback.
+//!
+//! The facade's tests and the command's (toolsmith-cli's, which include this file by path and
+//! add the `toolsmith serve` process) both use it; [`repo`] is each test binary's own.
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolsmith::mcp::{HttpServer, ServeOptions};
 use toolsmith::{Action, Registry, Render, Runtime, ToolContext, ToolResult, tool};
+
+use crate::support::repo;
 
 /// What the slow test tool saw: how many calls were stopped with their token fired.
 #[derive(Default)]
@@ -161,11 +166,6 @@ pub async fn start_http(runtime: Runtime, options: ServeOptions) -> String {
     url
 }
 
-/// The repository root.
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// The Python of the venv `.ci/run` makes (`target/mcp-venv`, or `TOOLSMITH_MCP_VENV`), if it
 /// has the `mcp` package; else prints why the test skips.
 pub fn python() -> Option<PathBuf> {
@@ -208,7 +208,8 @@ pub fn inspector() -> Option<PathBuf> {
     Some(bin)
 }
 
-/// An example's binary: next to the test binary's directory, built if missing.
+/// An example's binary (of the facade, `toolsmith`): next to the test binary's directory,
+/// built if missing.
 pub fn example(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("current exe");
     let debug = exe.parent().and_then(Path::parent).expect("target dir");
@@ -216,7 +217,8 @@ pub fn example(name: &str) -> PathBuf {
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let status = Command::new(cargo)
-            .args(["build", "--quiet", "--all-features", "--example", name])
+            .args(["build", "--quiet", "--all-features", "-p", "toolsmith"])
+            .args(["--example", name])
             .current_dir(repo())
             .status()
             .expect("cargo build --example");
@@ -283,75 +285,13 @@ pub fn run_python_as(
     (protocol, answers, stderr)
 }
 
-/// A `toolsmith serve --http 127.0.0.1:0` process, killed on drop.
-pub struct ServeProcess {
-    pub child: std::process::Child,
-    pub url: String,
-    pub stderr: Arc<Mutex<String>>,
-}
-
-impl ServeProcess {
-    /// Starts `toolsmith --root DIR [global...] serve --http 127.0.0.1:0 [extra...]` and waits
-    /// for the endpoint it prints.
-    pub fn http(dir: &Path, extra: &[&str]) -> ServeProcess {
-        Self::http_with_env(dir, extra, &[])
-    }
-
-    /// [`ServeProcess::http`] with extra environment variables (`TOOLSMITH_TOKEN`, ...).
-    pub fn http_with_env(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> ServeProcess {
-        let root = dir.to_str().expect("utf-8");
-        let mut args = vec!["--root", root, "serve", "--http", "127.0.0.1:0"];
-        args.extend_from_slice(extra);
-        Self::start(dir, &args, env)
-    }
-
-    /// Starts `toolsmith ARGS` in `dir` (ARGS holding `serve --http ...`; the roots come from
-    /// ARGS or the directory's `toolsmith.toml`) and waits for the endpoint it prints.
-    pub fn start(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> ServeProcess {
-        use std::io::BufRead;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolsmith"))
-            .args(args)
-            .current_dir(dir)
-            .env_remove("SEARXNG_URL")
-            .env_remove("TOOLSMITH_TOKEN")
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn toolsmith serve");
-        let mut lines = std::io::BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let mut seen = String::new();
-        let url = loop {
-            let Some(Ok(line)) = lines.next() else {
-                let _ = child.kill();
-                panic!("toolsmith serve ended before printing its endpoint: {seen}");
-            };
-            seen.push_str(&line);
-            seen.push('\n');
-            if let Some(url) = line.strip_prefix("toolsmith: serving MCP on ") {
-                break url.trim().to_owned();
-            }
-        };
-        let stderr = Arc::new(Mutex::new(seen));
-        let sink = stderr.clone();
-        std::thread::spawn(move || {
-            for line in lines.map_while(Result::ok) {
-                if let Ok(mut s) = sink.lock() {
-                    s.push_str(&line);
-                    s.push('\n');
-                }
-            }
-        });
-        ServeProcess { child, url, stderr }
-    }
-}
-
-impl Drop for ServeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The `_meta` every 2026-07-28 request carries in place of a session.
+pub fn meta_2026(client: &str) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
+    })
 }
 
 /// rmcp's HTTP client is reqwest built without a default TLS provider (as the workspace

@@ -1,28 +1,28 @@
-//! What the tests share, one submodule per area: the command line, raw HTTP requests, the macro
-//! tests' calls, the MCP test tools, servers and clients, and the provider tests' sandbox; plus
-//! tool-core's browser driver and provider fixtures, included by path. Here: the tools the
-//! facade links.
+//! What the tests share, one submodule per area: the macro tests' calls, the MCP test tools,
+//! clients and built examples, and the provider tests' sandbox; plus tool-core's provider
+//! fixtures, included by path. Here: the repository and the tools the facade links.
 // `pub` for the test modules; a test binary exports nothing.
 #![allow(unreachable_pub)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use toolsmith::{Registry, RegistryBuilder};
 
-#[path = "../../tool-core/tests/support/browser.rs"]
-pub mod browser;
-pub mod cli;
 #[cfg(feature = "std")]
 #[path = "../../tool-core/tests/fixtures/mod.rs"]
 pub mod fixtures;
-#[cfg(unix)]
-pub mod fuzz;
-pub mod http;
 pub mod macros;
+// Shared with the command's tests (toolsmith-cli's, which include it by path); they use the
+// parts these do not.
+#[allow(dead_code)]
 pub mod mcp;
 #[cfg(feature = "std")]
 pub mod providers;
-pub mod stdio;
+
+/// The repository: the workspace's root, where this package is.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
 
 /// Every tool linked into the facade, as the `toolsmith` binary has them: what `inventory`
 /// holds, less the tools this test binary submits itself (the macro tests' `#[tool]`s, which
@@ -37,54 +37,4 @@ pub fn linked_tools() -> RegistryBuilder {
         .iter()
         .filter(|e| !Path::new(e.location()).starts_with(tests))
         .fold(Registry::builder(), |b, e| b.register_arc(e.tool().clone()))
-}
-
-/// Sends the signal `name` (`TERM`, `KILL`, ...) to process `pid` with `kill(1)`.
-pub fn signal(pid: u32, name: &str) {
-    let status = std::process::Command::new("kill")
-        .arg(format!("-{name}"))
-        .arg(pid.to_string())
-        .status()
-        .expect("run kill");
-    assert!(status.success(), "kill -{name} {pid}");
-}
-
-/// Whether process `pid` is gone (or a zombie waiting to be reaped), read from `/proc`.
-pub fn process_gone(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
-        stat.rsplit(')')
-            .next()
-            .is_some_and(|s| s.trim_start().starts_with('Z'))
-    })
-}
-
-/// Waits up to `limit` for every process of `pids` to be gone; whether they all are.
-pub fn processes_gone(pids: &[u32], limit: std::time::Duration) -> bool {
-    let until = std::time::Instant::now() + limit;
-    loop {
-        if pids.iter().all(|&p| process_gone(p)) {
-            return true;
-        }
-        if std::time::Instant::now() > until {
-            return false;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-}
-
-/// Waits up to `limit` for `child` to exit; its status, or `None` while it still runs.
-pub fn wait_for_exit(
-    child: &mut std::process::Child,
-    limit: std::time::Duration,
-) -> Option<std::process::ExitStatus> {
-    let until = std::time::Instant::now() + limit;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if std::time::Instant::now() < until => {
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-            _ => return None,
-        }
-    }
 }

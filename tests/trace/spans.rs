@@ -218,7 +218,7 @@ fn over_mcp_the_parent_is_the_traceparent_the_client_sent() {
             server_write,
         ));
         let (client_read, mut client_write) = tokio::io::split(client);
-        let mut meta = crate::support::http::meta_2026("traced-client");
+        let mut meta = crate::support::mcp::meta_2026("traced-client");
         meta["traceparent"] = json!(format!("00-{TRACE}-{PARENT}-01"));
         meta["tracestate"] = json!("vendor=1");
         let frame = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {

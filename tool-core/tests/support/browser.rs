@@ -1,6 +1,6 @@
 //! Headless Chromium driven over the DevTools protocol on a loopback websocket, for the
-//! activity page's browser tests (tool-core's, and the facade's `toolsmith serve` one, which
-//! includes this file by path).
+//! activity page's browser tests (tool-core's, and the `toolsmith serve` ones of the command's
+//! package, toolsmith-cli, which includes this file by path).
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -111,7 +111,7 @@ impl Cdp {
     }
 
     /// Reloads the page and waits until it says its event stream is live again (an
-    /// evaluation that meets the navigation is tried again). The facade's tests reload;
+    /// evaluation that meets the navigation is tried again). The command's tests reload;
     /// tool-core's, which share this file, do not.
     #[allow(dead_code)]
     pub async fn reload(&mut self) {

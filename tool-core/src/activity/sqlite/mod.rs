@@ -48,11 +48,12 @@ pub struct SqliteActivityConfig {
     /// The most changes written in one transaction (default 1024; 1 to 65,536).
     pub batch: usize,
     /// How long the writer lets changes gather once one has come, before it writes them in
-    /// one transaction (default [`DEFAULT_SQLITE_GATHER`]; at most one second; zero writes
-    /// as soon as anything comes). A call's start and end then usually share one
+    /// one transaction (default
+    /// [`DEFAULT_SQLITE_GATHER`](crate::activity::DEFAULT_SQLITE_GATHER); at most one second;
+    /// zero writes as soon as anything comes). A call's start and end then usually share one
     /// transaction, and the calls' threads never wake the writer for each change: a record
-    /// reaches the file this much later, and [`flush`](super::ActivityStore::flush) waits
-    /// for it at most this much longer.
+    /// reaches the file this much later, and [`SqliteActivityStore::flush`] waits for it at
+    /// most this much longer.
     pub gather: Duration,
 }
 

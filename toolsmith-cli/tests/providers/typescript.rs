@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use crate::support::cli::{code, toolsmith_in};
-use crate::support::mcp::repo;
+use crate::support::repo;
 
 /// `tsc` from `target/typescript`, if there.
 fn tsc() -> Option<PathBuf> {

@@ -27,17 +27,13 @@ static JSON: OnceLock<bool> = OnceLock::new();
 
 /// Keeps the exporter (if any) until the command ends.
 pub(crate) struct Logs {
-    #[cfg(feature = "otel")]
     otel: Option<toolsmith::otel::OtelGuard>,
 }
 
 impl Logs {
     /// Whether a span exporter runs.
     pub(crate) fn exporting(&self) -> bool {
-        #[cfg(feature = "otel")]
-        return self.otel.is_some();
-        #[cfg(not(feature = "otel"))]
-        false
+        self.otel.is_some()
     }
 }
 
@@ -61,29 +57,21 @@ pub(crate) fn init(format: LogFormat) -> Logs {
             .boxed(),
     };
     let registry = tracing_subscriber::registry().with(fmt.with_filter(filter));
-    #[cfg(feature = "otel")]
-    {
-        let (export, problem) = match toolsmith::otel::layer_from_env() {
-            Ok(export) => (export, None),
-            Err(e) => (None, Some(e)),
-        };
-        let spans = tracing_subscriber::filter::Targets::new()
-            .with_target(toolsmith::trace::CALL_TARGET, tracing::Level::INFO);
-        let (layer, otel) = export
-            .map(|(layer, guard)| (layer.with_filter(spans), guard))
-            .unzip();
-        registry.with(layer).init();
-        // Said once the subscriber is in, so that it is a JSON line under `--log-format json`.
-        if let Some(e) = problem {
-            notice(&e.to_string());
-        }
-        Logs { otel }
+    let (export, problem) = match toolsmith::otel::layer_from_env() {
+        Ok(export) => (export, None),
+        Err(e) => (None, Some(e)),
+    };
+    let spans = tracing_subscriber::filter::Targets::new()
+        .with_target(toolsmith::trace::CALL_TARGET, tracing::Level::INFO);
+    let (layer, otel) = export
+        .map(|(layer, guard)| (layer.with_filter(spans), guard))
+        .unzip();
+    registry.with(layer).init();
+    // Said once the subscriber is in, so that it is a JSON line under `--log-format json`.
+    if let Some(e) = problem {
+        notice(&e.to_string());
     }
-    #[cfg(not(feature = "otel"))]
-    {
-        registry.init();
-        Logs {}
-    }
+    Logs { otel }
 }
 
 /// A `toolsmith: ...` line on stderr (a JSON log line with `--log-format json`). A closed or

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::support::cli::{code, toolsmith_in};
 use crate::support::http::*;
-use crate::support::mcp::ServeProcess;
+use crate::support::mcp::{ServeProcess, meta_2026};
 use crate::support::stdio::{StdioServe, Version, text_of};
 use crate::support::{processes_gone, signal, wait_for_exit as wait_exit};
 
@@ -222,9 +222,12 @@ fn sigkill_leaves_no_process_and_the_next_start_closes_the_record() {
     let command = pids(dir.path());
     server.signal("KILL");
     assert!(server.wait_exit(Duration::from_secs(5)).is_some(), "killed");
+    // The guardian acts when its stdin pipe ends, at the server's death; the bound leaves
+    // room for a machine loaded with other builds, and still fails a guardian that does
+    // nothing.
     assert!(
-        processes_gone(&command, Duration::from_secs(2)),
-        "the guardian ends the command's processes within 2 s"
+        processes_gone(&command, Duration::from_secs(10)),
+        "the guardian ends the command's processes within 10 s"
     );
 
     // The next server on the same store closes the record the killed one left open; a

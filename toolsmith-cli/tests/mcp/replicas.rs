@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
 
-use crate::support::http::{Http, addr_of, mcp_headers, message, meta_2026, send};
-use crate::support::mcp::ServeProcess;
+use crate::support::http::{Http, addr_of, mcp_headers, message, send};
+use crate::support::mcp::{ServeProcess, meta_2026};
 
 const CLIENTS: usize = 8;
 const CALLS: usize = 100;

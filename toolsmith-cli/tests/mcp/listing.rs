@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::http::{Http, addr_of, initialize, mcp_headers, message, meta_2026, send};
-use crate::support::mcp::ServeProcess;
+use crate::support::http::{Http, addr_of, initialize, mcp_headers, message, send};
+use crate::support::mcp::{ServeProcess, meta_2026};
 use crate::support::stdio::{StdioServe, Version};
 
 const REQUESTS: usize = 100;

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::mcp::ServeProcess;
+use super::mcp::{ServeProcess, meta_2026};
 
 /// Sends a raw HTTP/1.1 request (`Connection: close`) and returns the connection, its
 /// answer unread.
@@ -108,15 +108,6 @@ pub fn mcp_headers<'a>(version: &'a str, session: Option<&'a str>) -> Vec<(&'a s
     ];
     h.extend(session.map(|id| ("Mcp-Session-Id", id)));
     h
-}
-
-/// The `_meta` every 2026-07-28 request carries in place of a session.
-pub fn meta_2026(client: &str) -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": client, "version": "1"},
-    })
 }
 
 /// Starts a 2025-11-25 session on the server at `addr` (`initialize`, then

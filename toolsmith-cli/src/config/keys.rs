@@ -531,14 +531,15 @@ mod tests {
     /// The README documents every key, as this list does (`UPDATE_README=1` prints the table).
     #[test]
     fn the_readme_documents_every_key() {
-        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"));
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
         if std::env::var_os("UPDATE_README").is_some() {
             println!("{}", table());
         }
         assert!(
             readme.contains(&table()),
             "the README's table of keys differs from config::keys::KEYS; run \
-             `UPDATE_README=1 cargo test --bin toolsmith readme -- --nocapture` and paste it"
+             `UPDATE_README=1 cargo test -p toolsmith-cli --bin toolsmith readme -- --nocapture` \
+             and paste it"
         );
     }
 

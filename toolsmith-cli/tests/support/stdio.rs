@@ -285,7 +285,7 @@ impl Version {
     /// A request `{"jsonrpc": "2.0", id, method, params}` with this version's `_meta`.
     pub fn request(self, id: &Value, method: &str, mut params: Value) -> Value {
         if let (Version::V2026, Some(p)) = (self, params.as_object_mut()) {
-            p.insert("_meta".into(), super::http::meta_2026("toolsmith-tests"));
+            p.insert("_meta".into(), super::mcp::meta_2026("toolsmith-tests"));
         }
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
     }
