@@ -214,6 +214,12 @@ impl McpHandler {
         &self.session
     }
 
+    /// The `tools/list` entry of `name`, among every principal's tools.
+    pub(crate) fn find_tool(&self, name: &str) -> Option<&Tool> {
+        let all = std::iter::once(&self.shared.anyone).chain(self.shared.principals.values());
+        all.flat_map(|s| s.tools.iter()).find(|t| t.name == name)
+    }
+
     /// The `tools/list` entries for a request with `context` (its principal's).
     pub(crate) fn tools_for(&self, context: &RequestContext<RoleServer>) -> &[Tool] {
         &self.shared.served(principal_of(context).as_ref()).tools
@@ -404,10 +410,7 @@ impl ServerHandler for McpHandler {
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        let all = std::iter::once(&self.shared.anyone).chain(self.shared.principals.values());
-        all.flat_map(|s| s.tools.iter())
-            .find(|t| t.name == name)
-            .cloned()
+        self.find_tool(name).cloned()
     }
 
     fn call_tool(

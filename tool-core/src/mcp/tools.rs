@@ -131,7 +131,7 @@ impl McpToolsSession {
     /// Whether `name` is one of the toolsmith tools (of any principal): a call of it belongs
     /// to [`call_tool`](Self::call_tool).
     pub fn owns(&self, name: &str) -> bool {
-        self.handler.get_tool(name).is_some()
+        self.handler.find_tool(name).is_some()
     }
 
     /// The `tools/list` entries for the request `context` belongs to (a principal's own

@@ -227,9 +227,11 @@ impl Walk<'_> {
                 "strict mode needs `items`; give the elements a type",
             ));
         }
-        let range = self
-            .rules
-            .range_in_description
+        // Only a node with a bound has a range to say (most nodes: no copy made).
+        let bounded = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"]
+            .iter()
+            .any(|k| m.contains_key(*k));
+        let range = (self.rules.range_in_description && bounded)
             .then(|| crate::validate::declared_range(&Value::Object(m.clone())))
             .flatten();
         let props = m.remove("properties");

@@ -165,7 +165,7 @@ fn type_list(node: &Value) -> Vec<&str> {
 }
 
 /// The member names a schema's `required` lists.
-fn required_list(node: &Value) -> Vec<&str> {
+pub(super) fn required_list(node: &Value) -> Vec<&str> {
     node.get("required")
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).collect())

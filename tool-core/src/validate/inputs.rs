@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::example::example_value;
+use super::example::{example_value, required_list};
 use super::problems::resolve;
 use crate::spec::ToolSpec;
 
@@ -37,11 +37,7 @@ pub fn input_examples(spec: &ToolSpec) -> Vec<Value> {
         let examples = declared(name);
         examples.get(i).or(examples.last()).cloned()
     };
-    let required: Vec<&str> = root
-        .get("required")
-        .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
+    let required = required_list(root);
     let input = |names: &mut dyn Iterator<Item = (&str, bool)>, i: usize| {
         let mut m = Map::new();
         for (name, needed) in names {

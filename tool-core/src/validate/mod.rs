@@ -21,6 +21,7 @@ mod example;
 mod inputs;
 mod nearest;
 mod problems;
+mod range;
 
 use std::cell::Cell;
 use std::sync::Arc;
@@ -36,7 +37,7 @@ pub use example::example_call;
 pub(crate) use example::example_value;
 pub use inputs::{MAX_INPUT_EXAMPLES, input_examples};
 pub use nearest::nearest;
-pub(crate) use problems::declared_range;
+pub(crate) use range::declared_range;
 
 pub use crate::call::MAX_ARGUMENTS_BYTES;
 /// The most problems listed in one error; the rest are counted.
