@@ -1,26 +1,23 @@
-//! The frames of MCP's stdio transport, read by toolsmith before rmcp sees them, so that every
-//! frame is answered exactly once.
+//! The frames of MCP's stdio transport that rmcp's message types refuse, and the answer each
+//! gets, so that every frame is answered exactly once.
 //!
-//! rmcp's line transport drops what it cannot parse (a string with a lone UTF-16 surrogate,
-//! invalid UTF-8, nesting past serde_json's 128 levels, a line over 16 MiB), and answers an
-//! invalid request without its `id` or with the wrong code; a client then waits for ever.
-//! Here each line is read and checked first: a well-formed frame goes on to rmcp unchanged,
-//! anything else is answered here, with the request's own `id` wherever it can be read and
-//! the JSON-RPC code that fits:
+//! The transport ([`super::lines`]) parses a frame once, straight into rmcp's message type.
+//! Only a frame that parse refuses comes here, to be read again as plain JSON and told apart:
+//! rmcp's own line transport would drop it (a string with a lone UTF-16 surrogate, invalid
+//! UTF-8, nesting past serde_json's 128 levels, a line over 16 MiB) or answer it without its
+//! `id` or with the wrong code, and a client would then wait for ever. Here it is answered
+//! with the request's own `id` wherever that can be read, and the JSON-RPC code that fits:
 //!
 //! | frame | answer |
 //! |---|---|
 //! | not JSON (syntax, invalid UTF-8) | `-32700` parse error |
-//! | JSON but no request: not an object, `jsonrpc` not `"2.0"`, `method` not a string, `params` neither object nor array, an `id` that is no string, number or null, too deep, too long | `-32600` invalid request |
-//! | a string with a lone surrogate (`"\ud800"`); `tools/call` whose `name` is not a string or whose `arguments` is not an object | `-32602` invalid params |
+//! | JSON but no request: not an object, `jsonrpc` not `"2.0"`, `method` not a string, `params` neither object nor array, an `id` that is no string or integer, too deep, too long | `-32600` invalid request |
+//! | a string with a lone surrogate (`"\ud800"`); `tools/call` whose `name` is not a string or whose `arguments` is not an object; any other request whose `params` MCP's types refuse | `-32602` invalid params |
+//!
+//! A notification or a response that rmcp's types refuse is not answered (JSON-RPC answers
+//! neither); rmcp's transport drops them too.
 
 use serde_json::{Map, Value, json};
-use std::sync::Arc;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
-
-use tokio::sync::mpsc;
-
-use super::inflight::InFlight;
 
 /// The longest frame read, in bytes (rmcp's own limit): a longer line is answered `-32600`
 /// and skipped to its end without being kept.
@@ -29,182 +26,29 @@ pub const MAX_FRAME_BYTES: usize = 16 * 1024 * 1024;
 /// The deepest nesting serde_json reads (its recursion limit).
 const MAX_DEPTH: usize = 128;
 
-/// What becomes of one line.
+/// What a line is, read as plain JSON.
 #[derive(Debug, PartialEq)]
 enum Frame {
     /// Blank: nothing to answer.
     Blank,
-    /// Well-formed: rmcp reads it as it came.
-    Forward(Track),
-    /// Answered here with this error response.
+    /// A well-formed JSON-RPC message: a request with this id, or (none) a notification or a
+    /// response.
+    WellFormed(Option<Value>),
+    /// Answered with this error response.
     Answer(Value),
 }
 
-/// What a forwarded frame does to the requests in flight.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Track {
-    /// Nothing (a notification, a response to the server).
-    Nothing,
-    /// A request with this id (as JSON text): served until answered.
-    Request(String),
-    /// `notifications/cancelled` of the request with this id: no answer will come.
-    Cancel(String),
-}
-
-/// The UTF-8 byte order mark.
-const BOM: &[u8] = b"\xef\xbb\xbf";
-
-/// Reads `input`'s lines, hands rmcp (through `to_rmcp`) the well-formed ones, each request
-/// once `inflight` has room for it, and writes every other frame's answer to `answers`.
-/// Returns when `input` ends or fails.
-///
-/// While a request waits for room, the frames that need none still reach rmcp: responses to
-/// the server's own requests (the user's answer to an approval question, which the calls
-/// holding the room may be waiting for) and cancellations. A second request read meanwhile
-/// waits its turn, and nothing more is read until the first is admitted.
-pub(crate) async fn read_frames<R, W>(
-    input: R,
-    to_rmcp: W,
-    answers: mpsc::Sender<String>,
-    inflight: Arc<InFlight>,
-) where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    // One frame in the channel at a time: with the one being admitted and the one waiting
-    // behind it, at most a few frames are held, whatever the client sends.
-    let (frames, next) = mpsc::channel(1);
-    let reading = read_lines(input, frames, answers);
-    let serving = super::inflight::forward_admitted(next, to_rmcp, inflight);
-    tokio::join!(reading, serving);
-}
-
-/// Reads `input`'s lines: the well-formed ones go to `frames` (with what they do to the
-/// requests in flight), every other frame's answer to `answers`. Returns when `input` ends or
-/// fails, or nobody takes the frames any more.
-async fn read_lines<R>(
-    input: R,
-    frames: mpsc::Sender<(Track, Vec<u8>)>,
-    answers: mpsc::Sender<String>,
-) where
-    R: AsyncRead + Unpin,
-{
-    let mut input = BufReader::new(input);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        // A long line's buffer is not kept for the next one.
-        line.shrink_to(64 * 1024);
-        let read = (&mut input)
-            .take(MAX_FRAME_BYTES as u64 + 1)
-            .read_until(b'\n', &mut line)
-            .await;
-        let frame = match read {
-            Ok(0) | Err(_) => return,
-            Ok(_) if line.last() != Some(&b'\n') && line.len() > MAX_FRAME_BYTES => {
-                // Too long: answer from what was read, then skip the rest of the line.
-                let answer = too_long(&line);
-                if skip_line(&mut input).await.is_err() {
-                    return;
-                }
-                Frame::Answer(answer)
-            }
-            Ok(_) => {
-                // A UTF-8 byte order mark before the frame is not part of it (RFC 8259 lets a
-                // reader ignore one); without this the request would be answered without its
-                // id.
-                if line.starts_with(BOM) {
-                    line.drain(..BOM.len());
-                }
-                classify(trim_newline(&line))
-            }
-        };
-        match frame {
-            Frame::Blank => {}
-            Frame::Forward(track) => {
-                // The line itself goes on, not a copy; the next one gets a new buffer.
-                let mut whole = std::mem::take(&mut line);
-                let kept = trim_newline(&whole).len();
-                whole.truncate(kept);
-                if frames.send((track, whole)).await.is_err() {
-                    return;
-                }
-            }
-            Frame::Answer(answer) => {
-                if answers.send(answer.to_string()).await.is_err() {
-                    return;
-                }
-            }
-        }
-    }
-}
-
-/// Writes rmcp's lines and the answers made here to `output`, each line whole; each of rmcp's
-/// answers frees its request's room in `inflight`.
-pub(crate) async fn write_frames<R, W>(
-    from_rmcp: R,
-    mut answers: mpsc::Receiver<String>,
-    output: W,
-    inflight: Arc<InFlight>,
-) where
-    R: AsyncRead + Unpin,
-    W: AsyncWrite + Unpin,
-{
-    let mut output = tokio::io::BufWriter::new(output);
-    let mut lines = BufReader::new(from_rmcp).lines();
-    let (mut rmcp_open, mut answers_open) = (true, true);
-    while rmcp_open || answers_open {
-        let line = tokio::select! {
-            line = lines.next_line(), if rmcp_open => match line {
-                Ok(Some(line)) => {
-                    if let Some(id) = answer_id(line.as_bytes()) {
-                        inflight.answered(&id.to_string());
-                    }
-                    line
-                }
-                _ => {
-                    rmcp_open = false;
-                    continue;
-                }
-            },
-            answer = answers.recv(), if answers_open => match answer {
-                Some(answer) => answer,
-                None => {
-                    answers_open = false;
-                    continue;
-                }
-            },
-        };
-        if output.write_all(line.as_bytes()).await.is_err()
-            || output.write_all(b"\n").await.is_err()
-            || output.flush().await.is_err()
-        {
-            return;
-        }
-    }
-}
-
-fn trim_newline(line: &[u8]) -> &[u8] {
-    let line = line.strip_suffix(b"\n").unwrap_or(line);
-    line.strip_suffix(b"\r").unwrap_or(line)
-}
-
-/// Reads and drops the rest of a line.
-async fn skip_line<R: AsyncRead + Unpin>(input: &mut BufReader<R>) -> std::io::Result<()> {
-    loop {
-        let buf = input.fill_buf().await?;
-        if buf.is_empty() {
-            return Ok(());
-        }
-        match buf.iter().position(|&b| b == b'\n') {
-            Some(i) => {
-                input.consume(i + 1);
-                return Ok(());
-            }
-            None => {
-                let n = buf.len();
-                input.consume(n);
-            }
+/// The answer to `line` (without its newline or byte order mark), which rmcp's message types
+/// refused (`refused` says why); none when there is nothing to answer (a blank line, a
+/// notification, a response to the server).
+pub(crate) fn refusal(line: &[u8], refused: &str) -> Option<Value> {
+    match classify(line) {
+        Frame::Blank | Frame::WellFormed(None) => None,
+        Frame::Answer(answer) => Some(answer),
+        // Well-formed, but its params are not what MCP's types say (an `initialize` without
+        // `protocolVersion`, say).
+        Frame::WellFormed(Some(id)) => {
+            Some(error(id, -32602, format!("Invalid params: {refused}")))
         }
     }
 }
@@ -213,7 +57,8 @@ fn error(id: Value, code: i64, message: String) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
-fn too_long(prefix: &[u8]) -> Value {
+/// The answer to a line longer than [`MAX_FRAME_BYTES`], from what was read of it.
+pub(crate) fn too_long(prefix: &[u8]) -> Value {
     let message = format!(
         "Invalid request: the frame is longer than {MAX_FRAME_BYTES} bytes; send less at once"
     );
@@ -278,14 +123,20 @@ fn check(frame: &Map<String, Value>) -> Frame {
         return invalid("`jsonrpc` must be \"2.0\"");
     }
     let method = match frame.get("method") {
-        // A response (to a request of the server's): rmcp matches it.
+        // A response (to a request of the server's): never answered.
         None if id.is_some() && (frame.contains_key("result") || frame.contains_key("error")) => {
-            return Frame::Forward(Track::Nothing);
+            return Frame::WellFormed(None);
         }
         None => return invalid("`method` is missing"),
         Some(Value::String(m)) => m.as_str(),
         Some(_) => return invalid("`method` must be a string"),
     };
+    // MCP narrows JSON-RPC's ids: a request's is a string or an integer, never null.
+    if let Some(id) = &id
+        && !(id.is_string() || id.is_i64())
+    {
+        return invalid("`id` must be a string or an integer");
+    }
     let params = match frame.get("params") {
         None | Some(Value::Object(_)) | Some(Value::Array(_)) => frame.get("params"),
         Some(_) => return invalid("`params` must be an object"),
@@ -307,16 +158,7 @@ fn check(frame: &Map<String, Value>) -> Frame {
             return Frame::Answer(error(id, -32602, format!("Invalid params: {why}")));
         }
     }
-    if method == "notifications/cancelled" {
-        let cancelled = params.and_then(|p| p.get("requestId"));
-        if let Some(request) = cancelled {
-            return Frame::Forward(Track::Cancel(request.to_string()));
-        }
-    }
-    match id {
-        Some(id) => Frame::Forward(Track::Request(id.to_string())),
-        None => Frame::Forward(Track::Nothing),
-    }
+    Frame::WellFormed(id)
 }
 
 /// Whether a `\uXXXX` escape names half of a UTF-16 surrogate pair without the other half.
@@ -372,15 +214,6 @@ fn depth(text: &[u8]) -> usize {
 fn scan_id(text: &[u8]) -> Option<Value> {
     let start = scan_key(text, b"\"id\"")?;
     read_scalar(text, start)
-}
-
-/// The `id` of an answer rmcp wrote (a line with an `id` and no `method`; a line with both is
-/// a request of the server's own).
-fn answer_id(line: &[u8]) -> Option<Value> {
-    match scan_key(line, b"\"method\"") {
-        Some(_) => None,
-        None => scan_id(line),
-    }
 }
 
 /// Where the value of the top-level `key` (quoted) begins, in a tolerant scan of an object's
@@ -488,7 +321,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
         ] {
             assert!(
-                matches!(classify(line.as_bytes()), Frame::Forward(_)),
+                matches!(classify(line.as_bytes()), Frame::WellFormed(_)),
                 "{line}"
             );
         }
@@ -583,25 +416,42 @@ mod tests {
         assert_eq!(scan(r#"{"id":"unterminated"#), None);
     }
 
-    #[tokio::test]
-    async fn a_line_over_the_limit_is_answered_and_skipped() {
-        let mut input = r#"{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":""#
-            .to_string()
-            .into_bytes();
-        input.resize(MAX_FRAME_BYTES + 10, b'a');
-        input.extend(b"\"}}\n");
-        input.extend(br#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#);
-        input.push(b'\n');
-        let (tx, mut rx) = mpsc::channel(4);
-        let mut forwarded = Vec::new();
-        read_frames(&input[..], &mut forwarded, tx, InFlight::new()).await;
-        let answer: Value = serde_json::from_str(&rx.recv().await.unwrap()).unwrap();
-        assert_eq!(answer["id"], 8);
-        assert_eq!(answer["error"]["code"], -32600);
-        assert!(rx.recv().await.is_none());
+    #[test]
+    fn ids_mcp_does_not_allow_are_invalid_requests() {
         assert_eq!(
-            forwarded,
-            b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\"}\n"
+            code_and_id(r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#),
+            (-32600, Value::Null)
+        );
+        assert_eq!(
+            code_and_id(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (-32600, json!(1.5))
+        );
+        // A response to the server is never answered, whatever its id.
+        assert_eq!(
+            classify(br#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"x"}}"#),
+            Frame::WellFormed(None)
+        );
+    }
+
+    #[test]
+    fn a_request_whose_params_mcp_refuses_is_invalid_params_with_its_id() {
+        let line = br#"{"jsonrpc":"2.0","id":"i","method":"initialize","params":{}}"#;
+        let answer = refusal(line, "no fields").expect("answered");
+        assert_eq!(
+            (answer["error"]["code"].as_i64(), &answer["id"]),
+            (Some(-32602), &json!("i"))
+        );
+        // A notification rmcp does not know is not answered.
+        let line = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":1}}"#;
+        assert_eq!(refusal(line, "no token"), None);
+    }
+
+    #[test]
+    fn a_prefix_of_a_long_line_answers_with_its_id() {
+        let answer = too_long(br#"{"jsonrpc":"2.0","id":8,"method":"ping","params":{"x":"aaaa"#);
+        assert_eq!(
+            (answer["error"]["code"].as_i64(), &answer["id"]),
+            (Some(-32600), &json!(8))
         );
     }
 }

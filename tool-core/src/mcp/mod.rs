@@ -153,6 +153,7 @@ mod frames;
 mod handler;
 mod http;
 mod inflight;
+mod lines;
 mod principal;
 mod tools;
 mod who;
@@ -485,16 +486,16 @@ pub async fn serve_stdio(
 /// Serves one MCP session over newline-delimited JSON-RPC (what the stdio transport carries)
 /// on `input` and `output`, until `input` ends.
 ///
-/// Every frame is answered exactly once: the frames are read here before rmcp sees them, and
-/// one that is not a well-formed request (not JSON, invalid UTF-8, a lone surrogate, nesting
-/// past 128 levels, a line over [`MAX_FRAME_BYTES`], a bad envelope, `tools/call` arguments
-/// that are not an object) is answered with its own `id` wherever that can be read and the
-/// JSON-RPC code that fits (`-32700`, `-32600`, `-32602`), where rmcp's transport would drop
-/// it or answer without the `id`.
+/// Each frame is parsed once, straight into rmcp's message type, and every frame is answered
+/// exactly once: one that rmcp's types refuse (not JSON, invalid UTF-8, a lone surrogate,
+/// nesting past 128 levels, a line over [`MAX_FRAME_BYTES`], a bad envelope, `tools/call`
+/// arguments that are not an object) is answered with its own `id` wherever that can be read
+/// and the JSON-RPC code that fits (`-32700`, `-32600`, `-32602`), where rmcp's own transport
+/// would drop it or answer without the `id`. A frame may begin with a UTF-8 byte order mark.
 ///
 /// The requests being served at once hold at most [`MAX_IN_FLIGHT_BYTES`] (each counted as
-/// its frame plus 16 KiB); past that, the next frame is read once an answer has gone out, so
-/// a client cannot grow the server's memory by sending faster than the tools answer.
+/// its frame plus 16 KiB); past that, the next request is read once an answer has gone out,
+/// so a client cannot grow the server's memory by sending faster than the tools answer.
 pub async fn serve_lines<R, W>(
     runtime: impl IntoRuntime,
     options: ServeOptions,
@@ -505,20 +506,6 @@ where
     R: tokio::io::AsyncRead + Unpin + Send + 'static,
     W: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (to_rmcp, rmcp_input) = tokio::io::duplex(64 * 1024);
-    let (rmcp_output, from_rmcp) = tokio::io::duplex(64 * 1024);
-    let (answers, answered) = tokio::sync::mpsc::channel(64);
-    let inflight = inflight::InFlight::new();
-    let reader = tokio::spawn(frames::read_frames(
-        input,
-        to_rmcp,
-        answers,
-        inflight.clone(),
-    ));
-    let writer = tokio::spawn(frames::write_frames(from_rmcp, answered, output, inflight));
-    let served = serve(runtime, options, (rmcp_input, rmcp_output)).await;
-    // The session is over: stop reading; the writer ends once both its sources have.
-    reader.abort();
-    let _ = writer.await;
-    served
+    let transport = lines::LineTransport::new(input, output, inflight::InFlight::new());
+    serve(runtime, options, transport).await
 }
