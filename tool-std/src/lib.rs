@@ -22,6 +22,10 @@
 //!   cancellation, with a refused list of catastrophic commands (a seat belt, not a sandbox).
 //! - [`plan`]: `update_plan`, the model's task list in Codex's shape, written whole on every
 //!   call (no server state).
+//! - [`code`]: the polymorphic `code` tool (`action`: `definition` | `references` | `hover`
+//!   | `symbols` | `workspace_symbols` | `diagnostics` | `calls`), answered by language
+//!   servers (clangd, pylsp, rust-analyzer, ...) started lazily per root and language in the
+//!   sandbox, and the new errors an edit made, carried in the file tools' answers.
 //! - [`history`]: stored results read back into the standard outputs, to re-render a
 //!   conversation's history with each file shown once.
 //! - [`trust`]: what every family's calls go through, in one room: a command line parsed once
@@ -36,6 +40,7 @@
 
 #![deny(missing_docs)]
 
+pub mod code;
 pub mod file;
 pub mod history;
 mod numbers;

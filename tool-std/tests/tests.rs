@@ -14,6 +14,9 @@
 mod support;
 
 mod apply_patch;
+// Language servers in the sandbox (Landlock, seccomp): Linux.
+#[cfg(target_os = "linux")]
+mod code;
 mod file;
 mod prompt;
 mod rules;

@@ -39,6 +39,7 @@ pub fn append(
     let (diff, _) = diff::unified(&shown, old, &text, &[change], config.max_diff_chars);
     let lines = count_lines(&text);
     Ok(FileWritten {
+        diagnostics: Vec::new(),
         r#type: "file_appended",
         message: format!(
             "Appended {} bytes to `{shown}` (now {} bytes, {lines} lines)",

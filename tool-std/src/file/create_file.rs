@@ -53,6 +53,7 @@ pub fn create(
         ("file_updated", "Replaced")
     };
     Ok(FileWritten {
+        diagnostics: Vec::new(),
         r#type: kind,
         path: p.to_string(),
         written: true,

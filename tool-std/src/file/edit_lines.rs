@@ -176,6 +176,7 @@ pub fn edit_lines_in(
         LineOperation::Replace => format!("Replaced lines {}-{to} with {added} line(s)", from + 1),
     };
     Ok(FileWritten {
+        diagnostics: Vec::new(),
         r#type: "lines_edited",
         message: format!("{what} of `{shown}`; it now has {new_lines} lines"),
         path: shown,
@@ -232,5 +233,9 @@ pub async fn edit_lines(
         expected_version,
         overwrite,
     };
-    blocking(move || edit_lines_in(&ws, &config, &e)).await
+    let done = {
+        let ws = ws.clone();
+        blocking(move || edit_lines_in(&ws, &config, &e)).await?
+    };
+    Ok(done.with_diagnostics(&ws).await)
 }

@@ -3,6 +3,8 @@
 use serde::Serialize;
 use tool_core::{Render, ResourcesTracker};
 
+use crate::workspace::{EditDiagnostics, Workspace};
+
 /// What a write did: `create_file`, `update_file`, `append_file`, `replace_in_file`,
 /// `edit_lines`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -29,6 +31,23 @@ pub struct FileWritten {
     pub diff: Option<String>,
     /// One sentence saying what happened.
     pub message: String,
+    /// What the language server of the file's language says of it now (its errors), when
+    /// one runs and answered within its short wait (`replace_in_file`, `edit_lines`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<EditDiagnostics>,
+}
+
+impl FileWritten {
+    /// Adds what the workspace's edit watchers say of the written file.
+    pub(crate) async fn with_diagnostics(mut self, ws: &Workspace) -> FileWritten {
+        if !self.written {
+            return self;
+        }
+        if let Ok(p) = ws.resolve(&self.path) {
+            self.diagnostics = ws.edited(&[p]).await;
+        }
+        self
+    }
 }
 
 impl Render for FileWritten {
@@ -42,6 +61,7 @@ impl Render for FileWritten {
             out.push('\n');
             out.push_str(diff);
         }
+        out.push_str(&EditDiagnostics::render(&self.diagnostics));
         Some(out)
     }
 }

@@ -107,6 +107,7 @@ pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileW
     let line_count = count_lines(old);
     if found.is_empty() {
         return Ok(FileWritten {
+            diagnostics: Vec::new(),
             r#type: if r.preview_only {
                 "preview"
             } else {
@@ -171,6 +172,7 @@ pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileW
     let new_lines = count_lines(&text);
     if r.preview_only {
         return Ok(FileWritten {
+            diagnostics: Vec::new(),
             r#type: "preview",
             message: format!("Preview: {n} replacement(s) in `{shown}`; nothing was written"),
             path: shown,
@@ -185,6 +187,7 @@ pub fn replace(ws: &Workspace, config: &FileConfig, r: &Replace) -> Result<FileW
     let bytes = loaded.file.encode(&text);
     let (outcome, version) = edit::commit(ws, &loaded, &bytes)?;
     Ok(FileWritten {
+        diagnostics: Vec::new(),
         r#type: "replaced",
         message: format!("Replaced {n} occurrence(s) in `{shown}` (now {new_lines} lines)"),
         path: shown,
@@ -322,7 +325,11 @@ pub async fn replace_in_file(
         expected_version,
         overwrite,
     };
-    blocking(move || self::replace(&ws, &config, &r)).await
+    let done = {
+        let ws = ws.clone();
+        blocking(move || self::replace(&ws, &config, &r)).await?
+    };
+    Ok(done.with_diagnostics(&ws).await)
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub fn update(
         .then(|| diff::whole(&shown, &loaded.file.text, &text, config.max_diff_chars).0);
     let lines = count_lines(&text);
     Ok(FileWritten {
+        diagnostics: Vec::new(),
         r#type: "file_updated",
         message: format!("Updated `{shown}` ({} bytes, {lines} lines)", outcome.bytes),
         path: shown,

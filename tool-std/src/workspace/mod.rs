@@ -54,6 +54,7 @@
 //! ```
 
 mod access;
+mod edits;
 mod error;
 mod hidden;
 pub(crate) mod modes;
@@ -74,6 +75,7 @@ use cap_std::fs::Dir;
 use globset::{GlobSet, GlobSetBuilder};
 
 pub use access::{EntryInfo, EntryKind, MAX_LINK_HOPS, OpenDir, OpenFile};
+pub use edits::{EditDiagnostics, EditWatcher, MAX_EDIT_WATCHERS};
 pub use error::WorkspaceError;
 pub use hidden::escape_glob;
 pub(crate) use hidden::{HiddenInRoot, PathGlob};
@@ -157,6 +159,8 @@ struct Inner {
     /// The record of reads and writes of the "modified since read" guard: one for every
     /// clone of this workspace, so for every session of the process.
     tracker: tracking::Tracker,
+    /// Who hears of the files the file tools change (see [`edits`]).
+    edits: edits::Watchers,
 }
 
 /// Builds a [`Workspace`]: roots, protected patterns, whether protected paths are readable.
@@ -284,6 +288,7 @@ impl WorkspaceBuilder {
                 own,
                 ruled: std::sync::RwLock::default(),
                 tracker: tracking::Tracker::default(),
+                edits: edits::Watchers::default(),
             }),
         })
     }

@@ -3,6 +3,8 @@
 //! test alone in a process of its own; and per family (submodules), the fixtures of the
 //! `apply_patch`, file, prompt, sandbox, search, shell and web tests.
 
+#[cfg(target_os = "linux")]
+pub(crate) mod code;
 pub(crate) mod file;
 pub(crate) mod patch;
 pub(crate) mod prompt;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use tool_core::{Render, ResourcesTracker};
 
 use super::locate::MatchLevel;
+use crate::workspace::EditDiagnostics;
 
 /// The most hunks the model text lists per file (the structured result lists all).
 pub const MAX_LISTED_HUNKS: usize = 20;
@@ -142,6 +143,10 @@ pub struct PatchApplied {
     pub lines_removed: usize,
     /// Whether any hunk matched only loosely (see each hunk's `level`): worth a look.
     pub loose_matches: bool,
+    /// What the language servers of the changed files' languages say of them now (their
+    /// errors), for the files whose server runs and answered within its short wait.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<EditDiagnostics>,
 }
 
 impl PatchApplied {
@@ -155,7 +160,14 @@ impl PatchApplied {
                 .flat_map(|f| &f.hunks)
                 .any(|h| h.level != MatchLevel::Exact),
             files,
+            diagnostics: Vec::new(),
         }
+    }
+
+    /// Sets what the language servers say of the changed files.
+    pub(crate) fn with_diagnostics(mut self, diagnostics: Vec<EditDiagnostics>) -> PatchApplied {
+        self.diagnostics = diagnostics;
+        self
     }
 }
 
@@ -186,6 +198,7 @@ impl Render for PatchApplied {
                  the file's own text was kept on their context lines. Read those places to check.",
             );
         }
+        out.push_str(&EditDiagnostics::render(&self.diagnostics));
         Some(out)
     }
 }

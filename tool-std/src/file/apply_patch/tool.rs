@@ -7,7 +7,7 @@ use super::commit::commit;
 use super::error::parse_error;
 use super::parser::parse;
 use super::plan::plan;
-use super::report::PatchApplied;
+use super::report::{ChangeKind, PatchApplied};
 use crate::file::ExpectedVersion;
 use crate::workspace::Workspace;
 
@@ -117,7 +117,20 @@ pub async fn apply_patch(
     };
     // File I/O blocks; run it off the async threads. Once started, a patch runs to its end
     // even if the call is cancelled: stopping between two renames is what the commit avoids.
-    tokio::task::spawn_blocking(move || apply(&ws, &patch, &options))
-        .await
-        .map_err(|e| ToolError::system(format!("apply_patch stopped unexpectedly: {e}")))?
+    let applied = {
+        let ws = ws.clone();
+        tokio::task::spawn_blocking(move || apply(&ws, &patch, &options))
+            .await
+            .map_err(|e| ToolError::system(format!("apply_patch stopped unexpectedly: {e}")))??
+    };
+    // What the language servers say of the files the patch left (moved ones at their new
+    // path, deleted ones not at all).
+    let left: Vec<_> = applied
+        .files
+        .iter()
+        .filter(|f| f.action != ChangeKind::Deleted)
+        .filter_map(|f| ws.resolve(f.moved_to.as_deref().unwrap_or(&f.path)).ok())
+        .collect();
+    let diagnostics = ws.edited(&left).await;
+    Ok(applied.with_diagnostics(diagnostics))
 }

@@ -146,6 +146,12 @@ impl Sandbox {
         })
     }
 
+    /// The call's private temporary directory (the program's `TMPDIR`), when it runs
+    /// sandboxed; it is removed when the call's sandbox is finished or dropped.
+    pub(crate) fn temp_dir(&self) -> Option<PathBuf> {
+        self.confined.as_ref().map(|c| c.dir.tmp())
+    }
+
     /// Starts `program`, confined as prepared, in a process group of its own (its pid is the
     /// group's id), with stdout and stderr piped and nothing else of this process's
     /// environment; its group is listed with the guardian (see [`Launched`]).
