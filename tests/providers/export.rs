@@ -100,6 +100,6 @@ fn deferred_std_tools_and_their_namespaces_are_valid_lists() {
         .collect();
     assert_eq!(
         namespaces,
-        ["file", "shell", "search", "prompt", "plan", "web"]
+        ["file", "shell", "code", "search", "prompt", "plan", "web"]
     );
 }

@@ -1,6 +1,18 @@
 // Tool declarations for code mode: call `await tools.NAME(input)`.
 // Generated from the tools' JSON schemas; every call is still validated by the host.
 
+/** What a watcher says of one changed file. */
+type AppendFileOutput_EditDiagnostics = {
+  /** The file, as the model writes paths. */
+  path: string;
+  /** Who says it (`clangd`). */
+  source: string;
+  /** The file's errors now, `path:line: message`, at most the watcher's limit. */
+  errors: string[];
+  /** Errors past those listed. */
+  more?: number;
+};
+
 /** A file and its expected version. */
 type ApplyPatch_ExpectedVersion = {
   /** The file. */
@@ -58,6 +70,48 @@ type ApplyPatchOutput_HunkMatch = {
  */
 type ApplyPatchOutput_MatchLevel = "exact" | "trailing_whitespace" | "surrounding_whitespace" | "typographic";
 
+/** What a watcher says of one changed file. */
+type ApplyPatchOutput_EditDiagnostics = {
+  /** The file, as the model writes paths. */
+  path: string;
+  /** Who says it (`clangd`). */
+  source: string;
+  /** The file's errors now, `path:line: message`, at most the watcher's limit. */
+  errors: string[];
+  /** Errors past those listed. */
+  more?: number;
+};
+
+/** Which calls `calls` lists. */
+type Code_CallDirection = "incoming" | "outgoing";
+
+/** One line of an answer: a place in a file and what is there. */
+type CodeOutput_CodeItem = {
+  /** The file, as the model writes paths (an absolute path for a file outside the roots). */
+  path: string;
+  /** The line (1-based). */
+  line: number;
+  /** The column (1-based, characters), when it matters. */
+  column?: number | null;
+  /**
+   * What the text shows after `path:line: `: the source line, a symbol's kind and name,
+   * a diagnostic's severity and message.
+   */
+  text: string;
+};
+
+/** What a watcher says of one changed file. */
+type CreateFileOutput_EditDiagnostics = {
+  /** The file, as the model writes paths. */
+  path: string;
+  /** Who says it (`clangd`). */
+  source: string;
+  /** The file's errors now, `path:line: message`, at most the watcher's limit. */
+  errors: string[];
+  /** Errors past those listed. */
+  more?: number;
+};
+
 /** A file and its expected version. */
 type DeleteFile_ExpectedVersion = {
   /** The file. */
@@ -68,6 +122,18 @@ type DeleteFile_ExpectedVersion = {
 
 /** What `edit_lines` does. */
 type EditLines_LineOperation = "insert" | "delete" | "replace";
+
+/** What a watcher says of one changed file. */
+type EditLinesOutput_EditDiagnostics = {
+  /** The file, as the model writes paths. */
+  path: string;
+  /** Who says it (`clangd`). */
+  source: string;
+  /** The file's errors now, `path:line: message`, at most the watcher's limit. */
+  errors: string[];
+  /** Errors past those listed. */
+  more?: number;
+};
 
 /** How `glob` orders its files. */
 type Glob_GlobSort = "path" | "modified";
@@ -164,6 +230,18 @@ type ReadFileOutput_FailedRead = {
   error: string;
 };
 
+/** What a watcher says of one changed file. */
+type ReplaceInFileOutput_EditDiagnostics = {
+  /** The file, as the model writes paths. */
+  path: string;
+  /** Who says it (`clangd`). */
+  source: string;
+  /** The file's errors now, `path:line: message`, at most the watcher's limit. */
+  errors: string[];
+  /** Errors past those listed. */
+  more?: number;
+};
+
 /** Files a search left out. */
 type SearchOutput_Skipped = {
   /** Binary files (a NUL byte). */
@@ -172,6 +250,18 @@ type SearchOutput_Skipped = {
   too_large: number;
   /** Files that could not be read. */
   unreadable: number;
+};
+
+/** What a watcher says of one changed file. */
+type UpdateFileOutput_EditDiagnostics = {
+  /** The file, as the model writes paths. */
+  path: string;
+  /** Who says it (`clangd`). */
+  source: string;
+  /** The file's errors now, `path:line: message`, at most the watcher's limit. */
+  errors: string[];
+  /** Errors past those listed. */
+  more?: number;
 };
 
 /** One step of the plan. */
@@ -296,6 +386,11 @@ declare const tools: {
     diff?: string | null;
     /** One sentence saying what happened. */
     message: string;
+    /**
+     * What the language server of the file's language says of it now (its errors), when
+     * one runs and answered within its short wait (`replace_in_file`, `edit_lines`).
+     */
+    diagnostics?: AppendFileOutput_EditDiagnostics[];
   }>;
 
   /**
@@ -333,6 +428,11 @@ declare const tools: {
     lines_removed: number;
     /** Whether any hunk matched only loosely (see each hunk's `level`): worth a look. */
     loose_matches: boolean;
+    /**
+     * What the language servers of the changed files' languages say of them now (their
+     * errors), for the files whose server runs and answered within its short wait.
+     */
+    diagnostics?: ApplyPatchOutput_EditDiagnostics[];
   }>;
 
   /**
@@ -350,6 +450,60 @@ declare const tools: {
     /** Answer at once with an id for the process tool. Default: `false`. */
     run_in_background?: boolean;
   }): Promise<string>;
+
+  /**
+   * Ask the file's language server about the symbol at path:line (give symbol, the name on that line, or column). Edits report new errors of files whose server runs.
+   */
+  code(input: {
+    /**
+     * The action to perform, one of:
+     * - `definition` (path, line, [symbol], [column]): Where it is defined.
+     * - `references` (path, line, [symbol], [column], [max_results], [offset]): Its uses.
+     * - `hover` (path, line, [symbol], [column]): Its type and docs.
+     * - `symbols` (path, [max_results], [offset]): The file's symbols.
+     * - `workspace_symbols` (query, [path], [language], [max_results], [offset]): The project's symbols matching query.
+     * - `diagnostics` (path, [max_results], [offset]): The file's errors and warnings.
+     * - `calls` (path, line, [symbol], [column], [direction], [max_results], [offset]): Its callers (incoming) or callees (outgoing).
+     */
+    action: "definition" | "references" | "hover" | "symbols" | "workspace_symbols" | "diagnostics" | "calls";
+    /** File (`project:path` for another project) (required for the `definition`, `references`, `hover`, `symbols`, `diagnostics` and `calls` actions). Default: `"."`. */
+    path?: string;
+    /** 1-based (required for the `definition`, `references`, `hover` and `calls` actions). */
+    line?: number;
+    /** The name on that line, or give column (only for the `definition`, `references`, `hover` and `calls` actions). */
+    symbol?: string | null;
+    /** 1-based, in characters (only for the `definition`, `references`, `hover` and `calls` actions). */
+    column?: number | null;
+    /** Default 50 (only for the `references`, `symbols`, `workspace_symbols`, `diagnostics` and `calls` actions). */
+    max_results?: number | null;
+    /** Results to skip (only for the `references`, `symbols`, `workspace_symbols`, `diagnostics` and `calls` actions). Default: `0`. */
+    offset?: number;
+    /** A name or part of one (required for the `workspace_symbols` action). */
+    query?: string;
+    /** With a directory path: c, python, rust.. (only for the `workspace_symbols` action). */
+    language?: string | null;
+    /** Default incoming (only for the `calls` action). */
+    direction?: Code_CallDirection | null;
+  }): Promise<{
+    /** Always `code_results`. */
+    type: string;
+    /** The action answered. */
+    action: string;
+    /** The lines shown (`path:line: text` in the text). */
+    results?: CodeOutput_CodeItem[];
+    /** Lines found in all. */
+    total: number;
+    /** The offset of the first line shown (absent for 0). */
+    offset?: number;
+    /** The offset that shows the next lines, when there are more. */
+    next_offset?: number | null;
+    /** The hover text (`hover`). */
+    hover?: string | null;
+    /** The language server that answered. */
+    server: string;
+    /** What else the model should know (a restarted server, results left out). */
+    note?: string | null;
+  }>;
 
   /**
    * Create a file. Fails if it exists unless overwrite is true.
@@ -388,6 +542,11 @@ declare const tools: {
     diff?: string | null;
     /** One sentence saying what happened. */
     message: string;
+    /**
+     * What the language server of the file's language says of it now (its errors), when
+     * one runs and answered within its short wait (`replace_in_file`, `edit_lines`).
+     */
+    diagnostics?: CreateFileOutput_EditDiagnostics[];
   }>;
 
   /**
@@ -456,6 +615,11 @@ declare const tools: {
     diff?: string | null;
     /** One sentence saying what happened. */
     message: string;
+    /**
+     * What the language server of the file's language says of it now (its errors), when
+     * one runs and answered within its short wait (`replace_in_file`, `edit_lines`).
+     */
+    diagnostics?: EditLinesOutput_EditDiagnostics[];
   }>;
 
   /**
@@ -732,6 +896,11 @@ declare const tools: {
     diff?: string | null;
     /** One sentence saying what happened. */
     message: string;
+    /**
+     * What the language server of the file's language says of it now (its errors), when
+     * one runs and answered within its short wait (`replace_in_file`, `edit_lines`).
+     */
+    diagnostics?: ReplaceInFileOutput_EditDiagnostics[];
   }>;
 
   /**
@@ -828,6 +997,11 @@ declare const tools: {
     diff?: string | null;
     /** One sentence saying what happened. */
     message: string;
+    /**
+     * What the language server of the file's language says of it now (its errors), when
+     * one runs and answered within its short wait (`replace_in_file`, `edit_lines`).
+     */
+    diagnostics?: UpdateFileOutput_EditDiagnostics[];
   }>;
 
   /**
