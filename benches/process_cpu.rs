@@ -113,8 +113,8 @@ fn lines_of(mut reader: impl BufRead, offset: u64, limit: u64) -> std::io::Resul
 async fn serve(side: &str, dir: &Path) {
     match side {
         "toolsmith" => {
-            use toolsmith::activity::{SqliteActivityConfig, SqliteActivityStore};
             use toolsmith::std_tools::workspace::Workspace;
+            use toolsmith::{SqliteActivityConfig, SqliteActivityStore};
             let store = SqliteActivityStore::open(
                 dir.join(".toolsmith/activity.db"),
                 SqliteActivityConfig::default(),

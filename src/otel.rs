@@ -1,8 +1,9 @@
 //! The call spans exported over OTLP (feature `otel`), configured the standard way, by the
 //! `OTEL_*` environment variables.
 //!
-//! [`layer_from_env`] gives a `tracing` layer that turns the spans of [`crate::trace`] into
-//! OpenTelemetry spans and sends them, batched, over OTLP/HTTP (protobuf) to
+//! [`layer_from_env`] gives a `tracing` layer that turns the call spans (target
+//! [`CALL_TARGET`](crate::CALL_TARGET)) into OpenTelemetry spans and sends them, batched, over
+//! OTLP/HTTP (protobuf) to
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` (or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`). The service is
 //! `OTEL_SERVICE_NAME` (default `toolsmith`), the sampler `OTEL_TRACES_SAMPLER` (and
 //! `OTEL_TRACES_SAMPLER_ARG`). Without an endpoint it gives nothing: nothing is exported and

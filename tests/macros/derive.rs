@@ -70,7 +70,7 @@ fn action_set() {
 
 #[test]
 fn flat_schema() {
-    let schema = toolsmith::schema::input_schema_for::<KvOp>();
+    let schema = toolsmith::input_schema_for::<KvOp>();
     assert_eq!(
         schema,
         json!({
@@ -227,7 +227,7 @@ fn values() {
     assert_eq!(PromptType::from_name("system"), Some(PromptType::System));
     assert_eq!(PromptType::from_name("name"), None);
     assert_eq!(
-        toolsmith::schema::output_schema_for::<PromptType>(),
+        toolsmith::output_schema_for::<PromptType>(),
         json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "string",
@@ -340,7 +340,7 @@ enum NoteOp {
 
 #[test]
 fn a_parameter_every_action_requires_is_required_at_the_root() {
-    let schema = toolsmith::schema::input_schema_for::<NoteOp>();
+    let schema = toolsmith::input_schema_for::<NoteOp>();
     assert_eq!(schema["required"], json!(["action", "id"]));
     // The root `required` says it; the description needs no note. Its doc comment's lines
     // are joined per paragraph, like an action's description; a list keeps its lines.

@@ -214,7 +214,7 @@ async fn print(text: String) -> ToolResult<Printed> {
 
 #[tokio::test]
 async fn text_output_declares_no_output_schema_and_answers_with_text_alone() {
-    use toolsmith::provider::{Format, export, result};
+    use toolsmith::provider::{Format, export, mcp_result};
 
     let spec = toolsmith::DynTool::spec(&PrintTool);
     assert!(spec.text_output);
@@ -235,7 +235,7 @@ async fn text_output_declares_no_output_schema_and_answers_with_text_alone() {
         ))
         .await;
     assert!(outcome.text_output);
-    let answer = result::mcp_result(&outcome, &mut toolsmith::ResourcesTracker::new());
+    let answer = mcp_result(&outcome, &mut toolsmith::ResourcesTracker::new());
     assert_eq!(
         answer,
         json!({"content": [{"type": "text", "text": "Exit code 0\nhi\n"}], "isError": false}),

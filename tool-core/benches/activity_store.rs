@@ -16,8 +16,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use tool_core::activity::{SqliteActivityConfig, SqliteActivityStore};
 use tool_core::{ActivityStore, InMemoryActivityStore, Registry, Runtime, ToolCall};
+use tool_core::{SqliteActivityConfig, SqliteActivityStore};
 
 const CALLS: usize = 10_000;
 const SESSIONS: usize = 4;

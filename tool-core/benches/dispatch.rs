@@ -2,8 +2,9 @@
 //!
 //! - `floor`: `serde_json::from_str` of the input type + `serde_json::to_string` of the
 //!   output, the least any dispatcher must do.
-//! - `decode_only`: the `#[tool]` one's own `Tool::decode_input` (the fast path: one typed
-//!   decode of the text) in place of `from_str`, then the floor's output; no call.
+//! - `decode_only`: `CompiledSchema::decode` of the `#[tool]` one's input (the fast path: one
+//!   typed decode of the text, watching for unknown members) in place of `from_str`, then the
+//!   floor's output; no call.
 //! - `typed_call`: that decode, the tool's `Tool::call` future polled where it stands, and
 //!   the output's JSON text: everything but the erasure (no boxed future, no shared output).
 //! - `typed_call_boxed`: `typed_call` with the tool's future boxed as a
@@ -11,8 +12,7 @@
 //!   in safe Rust; the output stays typed (not shared).
 //! - `dispatch_valid`: JSON text -> validated typed input inside the call's future
 //!   (`DynTool::start`, against the compiled schema, as the runtime runs a call) -> no-op
-//!   tool -> JSON text of the output, for the tool written with `#[tool]` (its input refuses
-//!   unknown members itself: one decode).
+//!   tool -> JSON text of the output, for the tool written with `#[tool]`.
 //! - `dispatch_valid_hand_written`: the same for the hand-written tool, whose input is a
 //!   plain serde struct (the general path, watching for unknown members).
 //! - `dispatch_invalid`: the `#[tool]` one with arguments that fail validation (two
@@ -151,21 +151,21 @@ fn bench(c: &mut Criterion) {
     };
     let schema = entry.schema();
     let decode_only = || {
-        let a = GrepMacroTool
-            .decode_input(black_box(&valid), schema)
+        let a = schema
+            .decode::<<GrepMacroTool as Tool>::Input>(black_box(&valid))
             .expect("valid");
         black_box(serde_json::to_string(&grep_out(a.pattern, a.max_results)).expect("json"));
     };
     let typed_call = || {
-        let input = GrepMacroTool
-            .decode_input(black_box(&valid), schema)
+        let input = schema
+            .decode::<<GrepMacroTool as Tool>::Input>(black_box(&valid))
             .expect("valid");
         let out = now(GrepMacroTool.call(&ctx, input)).expect("ok");
         black_box(serde_json::to_string(&out).expect("json"));
     };
     let typed_call_boxed = || {
-        let input = GrepMacroTool
-            .decode_input(black_box(&valid), schema)
+        let input = schema
+            .decode::<<GrepMacroTool as Tool>::Input>(black_box(&valid))
             .expect("valid");
         let call: Pin<Box<dyn Future<Output = Result<GrepOut, ToolError>> + Send + '_>> =
             Box::pin(GrepMacroTool.call(&ctx, input));

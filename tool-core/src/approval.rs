@@ -1,5 +1,3 @@
-//! The approval gate: an async [`Approver`] decides on calls that need approval.
-
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -20,7 +18,7 @@ pub struct ApprovalRequest {
     pub arguments: Value,
     /// The call as a model would write it.
     pub signature: String,
-    /// The permission rule that asks (`ask: bash(git push*)`, see [`crate::policy`]); `None`
+    /// The permission rule that asks (`ask: bash(git push*)`, see [`Rule`](crate::Rule)); `None`
     /// when the tool's own declaration (`requires_approval`) asks.
     pub rule: Option<String>,
     /// What the call would change, for the person asked (a diff for an edit), from the

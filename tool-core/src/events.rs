@@ -1,17 +1,3 @@
-//! The activity event stream (seed 004): every call emits `TOOL_CALL_START`, then any number
-//! of `TOOL_OUTPUT_CHUNK`, `PROGRESS` and `ACTIVITY_UPDATE` events, then `TOOL_CALL_END` or
-//! `ERROR`; a call that waits for someone's approval emits `AWAITING_APPROVAL` after its START
-//! and `APPROVED` once allowed. Each event names the [`Conversation`] its call belongs to.
-//!
-//! **Names on the wire.** Event types are written upper-case (`TOOL_CALL_START`), as the
-//! AG-UI protocol writes its event types and as the activity page and the records read them;
-//! seed 004 writes the same names lower-case (`tool_call_start`). They are the same events:
-//! [`EventKind::seed_name`] gives seed 004's spelling, and [`EventKind`] reads either.
-//!
-//! Subscribers receive events through their own bounded queue. Emitting never waits: when a
-//! subscriber's queue is full the event is dropped for that subscriber and counted
-//! ([`Subscription::dropped`]), so a slow subscriber cannot block tool execution.
-
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -273,6 +259,20 @@ struct Inner {
 }
 
 /// A cloneable handle to an event stream; clones share subscribers.
+///
+/// The activity event stream (seed 004): every call emits `TOOL_CALL_START`, then any number
+/// of `TOOL_OUTPUT_CHUNK`, `PROGRESS` and `ACTIVITY_UPDATE` events, then `TOOL_CALL_END` or
+/// `ERROR`; a call that waits for someone's approval emits `AWAITING_APPROVAL` after its START
+/// and `APPROVED` once allowed. Each event names the [`Conversation`] its call belongs to.
+///
+/// **Names on the wire.** Event types are written upper-case (`TOOL_CALL_START`), as the
+/// AG-UI protocol writes its event types and as the activity page and the records read them;
+/// seed 004 writes the same names lower-case (`tool_call_start`). They are the same events:
+/// [`EventKind::seed_name`] gives seed 004's spelling, and [`EventKind`] reads either.
+///
+/// Subscribers receive events through their own bounded queue. Emitting never waits: when a
+/// subscriber's queue is full the event is dropped for that subscriber and counted
+/// ([`Subscription::dropped`]), so a slow subscriber cannot block tool execution.
 #[derive(Clone, Default)]
 pub struct EventStream {
     inner: Arc<Inner>,

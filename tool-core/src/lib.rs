@@ -95,61 +95,77 @@
 #![deny(missing_docs)]
 
 mod action;
-pub mod activity;
-pub mod approval;
+mod activity;
+mod approval;
 mod call;
 mod context;
 mod error;
-pub mod events;
+mod events;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 mod output;
-pub mod policy;
+mod policy;
 pub mod provider;
 mod registry;
 mod render;
-pub mod runtime;
-pub mod schema;
+mod runtime;
+mod schema;
 mod selection;
 mod spec;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod tool;
-pub mod trace;
-pub mod validate;
+mod trace;
+mod validate;
 
 pub use action::{Actions, Choice};
+#[cfg(feature = "sqlite")]
+pub use activity::{
+    ABANDONED, ActivityStoreError, DEFAULT_SQLITE_GATHER, DEFAULT_SQLITE_MAX_AGE,
+    DEFAULT_SQLITE_MAX_BYTES, DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig,
+    SqliteActivityStore, SqliteStats,
+};
 pub use activity::{
     ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Allowed,
-    Conversation, InMemoryActivityStore,
+    Conversation, DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore,
+    MAX_CONVERSATION_FIELD_BYTES, MAX_DEFERRED_CALLS, MAX_FAILED_INPUT_BYTES, MAX_PREVIEW_BYTES,
+    MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES, record_input, result_preview,
 };
 pub use approval::{
     ApprovalDecision, ApprovalRequest, ApproveAll, ApprovedBy, Approver, DenyAll, FnApprover,
 };
-pub use call::{Arguments, ToolCall, signature_of};
+pub use call::{Arguments, MAX_ARGUMENTS_BYTES, ToolCall, signature_of};
 pub use context::{CallNotes, MAX_TURN_COUNTERS, Services, SessionState, ToolContext};
 pub use error::{ErrorKind, Problem, RegistryError, SpecError, ToolError};
 pub use events::{
-    CallObserver, Event, EventData, EventFilter, EventKind, EventObserver, EventStream,
-    Subscription,
+    CallObserver, DEFAULT_SUBSCRIPTION_CAPACITY, Event, EventData, EventFilter, EventKind,
+    EventObserver, EventStream, MAX_SUBSCRIBERS, SubscribeError, Subscription, SubscriptionId,
 };
 pub use output::ToolOutput;
+pub use policy::{
+    CallPolicy, Effect, MAX_RULE_BYTES, Match, PolicyCall, PolicyDecision, Rule, decide,
+};
 pub use registry::{Registration, Registry, RegistryBuilder, ToolEntry, ToolFilter};
-pub use render::{
-    Image, MAX_TRACKED_RESOURCES, Render, ResourcesTracker, content_hash, preview_lines,
-};
+pub use render::{Image, MAX_TRACKED_RESOURCES, Render, ResourcesTracker};
 pub use runtime::{
-    CallOptions, CallOutcome, Continues, Runtime, RuntimeBuilder, Session, SessionConfig,
+    CallOptions, CallOutcome, Continues, DEFAULT_MAX_CONCURRENT, DEFAULT_TIMEOUT,
+    MAX_DEDUPE_ENTRIES, Runtime, RuntimeBuilder, Session, SessionConfig,
 };
-pub use schema::NoArgs;
+pub use schema::{
+    NoArgs, canonicalize_input, input_schema_for, object_output_schema, output_schema_for,
+};
 pub use selection::{MAX_SELECTION_NAMES, SelectedTools, SelectionError, ToolSelection};
 pub use spec::{
     ActionSet, ActionSpec, Annotations, ArgAlias, MAX_NAME_LEN, Mode, Permission, PermissionSet,
     ToolSpec, validate_name,
 };
 pub use tool::{DynTool, Tool, ToolFuture};
+pub use trace::{BadTraceparent, CALL_TARGET, MAX_TRACED_CONTENT_BYTES, TraceContext};
+pub use validate::{
+    CompiledSchema, MAX_INPUT_EXAMPLES, MAX_PROBLEMS, example_call, input_examples, nearest,
+};
 
 /// A shorthand for a tool's result.
 pub type ToolResult<T> = Result<T, ToolError>;

@@ -1,21 +1,3 @@
-//! Permission rules: which calls run without asking, which ask a person first, which never
-//! run.
-//!
-//! A rule names a tool (or one of its aliases) and optionally an *argument specifier* in
-//! parentheses: `bash(cargo test*)`, `create_file(src/**)`, `web(fetch:docs.rs)`,
-//! `prompt_manager(update)`. What a specifier means depends on the tool; this module parses
-//! rules and decides between them, and a [`CallPolicy`] (for the standard tools,
-//! `tool_std::trust::rules::StandardPolicy`) says which rules match a call.
-//!
-//! The decision, for one call:
-//!
-//! 1. a matching `deny` rule: the call is refused (`approval_denied`, naming the rule);
-//! 2. else a matching `ask` rule: the approver is asked;
-//! 3. else a matching `allow` rule: the call runs without asking;
-//! 4. else the tool's declaration: `requires_approval` asks, anything else runs.
-//!
-//! Deny beats ask beats allow, whatever order the rules are written in.
-
 use std::fmt;
 
 use serde_json::Value;
@@ -55,6 +37,24 @@ impl fmt::Display for Effect {
 pub const MAX_RULE_BYTES: usize = 1024;
 
 /// One rule: `tool` or `tool(specifier)`.
+///
+/// Permission rules: which calls run without asking, which ask a person first, which never
+/// run.
+///
+/// A rule names a tool (or one of its aliases) and optionally an *argument specifier* in
+/// parentheses: `bash(cargo test*)`, `create_file(src/**)`, `web(fetch:docs.rs)`,
+/// `prompt_manager(update)`. What a specifier means depends on the tool; this module parses
+/// rules and decides between them, and a [`CallPolicy`] (for the standard tools,
+/// `tool_std::trust::rules::StandardPolicy`) says which rules match a call.
+///
+/// The decision, for one call:
+///
+/// 1. a matching `deny` rule: the call is refused (`approval_denied`, naming the rule);
+/// 2. else a matching `ask` rule: the approver is asked;
+/// 3. else a matching `allow` rule: the call runs without asking;
+/// 4. else the tool's declaration: `requires_approval` asks, anything else runs.
+///
+/// Deny beats ask beats allow, whatever order the rules are written in.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rule {
     /// What it does.

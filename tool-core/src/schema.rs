@@ -1,10 +1,3 @@
-//! Canonical schemas derived from Rust types with schemars (JSON Schema draft 2020-12).
-//!
-//! A tool's input schema is computed once, when the tool is registered, and kept in its
-//! [`ToolSpec`](crate::ToolSpec). The canonical form is a root object; every object with
-//! declared properties is closed (`additionalProperties: false`), so an unknown parameter is
-//! reported instead of silently dropped. Provider views are derived from it.
-
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value};
@@ -16,11 +9,18 @@ use serde_json::{Map, Value};
 /// #[derive(schemars::JsonSchema, serde::Deserialize)]
 /// struct Args { /// The pattern.
 ///     pattern: String, max_results: Option<u32> }
-/// let s = tool_core::schema::input_schema_for::<Args>();
+/// let s = tool_core::input_schema_for::<Args>();
 /// assert_eq!(s["type"], "object");
 /// assert_eq!(s["required"], serde_json::json!(["pattern"]));
 /// assert_eq!(s["additionalProperties"], false);
 /// ```
+///
+/// Canonical schemas derived from Rust types with schemars (JSON Schema draft 2020-12).
+///
+/// A tool's input schema is computed once, when the tool is registered, and kept in its
+/// [`ToolSpec`](crate::ToolSpec). The canonical form is a root object; every object with
+/// declared properties is closed (`additionalProperties: false`), so an unknown parameter is
+/// reported instead of silently dropped. Provider views are derived from it.
 pub fn input_schema_for<T: JsonSchema>() -> Value {
     let schema = SchemaSettings::draft2020_12()
         .for_deserialize()
@@ -54,9 +54,9 @@ pub fn output_schema_for<T: JsonSchema>() -> Value {
 ///     {"type": "object", "properties": {"kind": {"const": "a"}}},
 ///     {"$ref": "#/$defs/B"}
 /// ], "$defs": {"B": {"type": "object"}}});
-/// let out = tool_core::schema::object_output_schema(tagged).unwrap();
+/// let out = tool_core::object_output_schema(tagged).unwrap();
 /// assert_eq!(out["type"], "object");
-/// assert_eq!(tool_core::schema::object_output_schema(json!({"type": "string"})), None);
+/// assert_eq!(tool_core::object_output_schema(json!({"type": "string"})), None);
 /// ```
 pub fn object_output_schema(mut schema: Value) -> Option<Value> {
     if is_type_object(&schema) {
@@ -117,7 +117,7 @@ fn is_object_schema(root: &Value, node: &Value, depth: usize) -> bool {
 ///
 /// ```
 /// use serde_json::json;
-/// let s = tool_core::schema::canonicalize_input(json!({
+/// let s = tool_core::canonicalize_input(json!({
 ///     "type": "object",
 ///     "properties": {"kind": {"description": "Which.", "oneOf": [
 ///         {"type": "string", "const": "a", "description": "The first."},

@@ -75,19 +75,6 @@ pub trait Tool: Send + Sync + 'static {
         crate::schema::object_output_schema(crate::schema::output_schema_for::<Self::Output>())
     }
 
-    /// Decodes and validates a call's arguments into the input (the runtime calls it through
-    /// [`DynTool::start`]). The default is [`CompiledSchema::decode`], the general path for
-    /// any input type; a tool whose input refuses unknown members itself may answer with
-    /// [`CompiledSchema::decode_strict`], one typed decode with no watch for them (the
-    /// `#[tool]` macro does so for the input types it generates).
-    fn decode_input(
-        &self,
-        args: &Arguments,
-        schema: &CompiledSchema,
-    ) -> Result<Self::Input, ToolError> {
-        schema.decode(args)
-    }
-
     /// Runs the tool. Write it as an `async fn`; its future must be `Send` (a call may run
     /// on any thread of a multi-threaded runtime).
     fn call(
@@ -135,7 +122,7 @@ impl<T: Tool> DynTool for T {
         args: &Arguments,
         schema: &CompiledSchema,
     ) -> Result<ToolFuture<'a>, ToolError> {
-        let input = self.decode_input(args, schema)?;
+        let input = schema.decode(args)?;
         Ok(Box::pin(run(self, ctx, input)))
     }
 }

@@ -1,34 +1,3 @@
-//! Tracing: every call is a [`tracing`] span named and attributed by OpenTelemetry's GenAI
-//! semantic conventions, so a host sees its tool calls in the traces it already collects.
-//!
-//! The span is `execute_tool` (target [`CALL_TARGET`], level `INFO`), with:
-//!
-//! | field | value |
-//! |---|---|
-//! | `otel.name` | `execute_tool {gen_ai.tool.name}` (the span's name once exported) |
-//! | `otel.kind` | `internal` |
-//! | `gen_ai.operation.name` | `execute_tool` |
-//! | `gen_ai.tool.name` | the tool's name (its canonical one once resolved from an alias) |
-//! | `gen_ai.tool.call.id` | the call's id |
-//! | `gen_ai.tool.type` | `function` |
-//! | `gen_ai.agent.name`, `toolsmith.principal` | the session's ([`SessionConfig::agent`](crate::SessionConfig::agent), [`SessionConfig::principal`](crate::SessionConfig::principal)) |
-//! | `toolsmith.mode` | the session's mode |
-//! | `toolsmith.action` | a polymorphic tool's action |
-//! | `toolsmith.outcome` | `success` or `failure` |
-//! | `error.type`, `otel.status_code`, `otel.status_description` | a failed call's error kind (`validation_error`, `timeout`, `approval_denied`, ...), `error`, and its message |
-//! | `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result` | only when the host opts in ([`RuntimeBuilder::trace_content`](crate::RuntimeBuilder::trace_content)); cut at [`MAX_TRACED_CONTENT_BYTES`] |
-//! | `toolsmith.traceparent` | the remote parent given with [`CallOptions::trace_context`](crate::CallOptions::trace_context) |
-//!
-//! Events inside the span: `approval asked` and `approval answered` (`approved`), and at the
-//! end of a failed call one of `call refused` (the call never ran: unknown tool, permission,
-//! validation, approval), `call timed out`, `call cancelled` or `call failed`, with the error's
-//! `kind` and message (`error`).
-//!
-//! The span's parent is the caller's current span, or [`CallOptions::parent`](crate::CallOptions::parent);
-//! a remote caller's W3C trace context ([`TraceContext`], which the MCP server reads from a
-//! request's `_meta`) becomes the parent of the exported span with tool-core's feature `otel`.
-//! With no subscriber installed, a span costs a check of a cached flag.
-
 use std::fmt;
 
 use crate::error::{ErrorKind, ToolError};
@@ -36,6 +5,37 @@ use crate::output::ToolOutput;
 use crate::spec::Mode;
 
 /// The `tracing` target of the call spans and their events.
+///
+/// Tracing: every call is a [`tracing`] span named and attributed by OpenTelemetry's GenAI
+/// semantic conventions, so a host sees its tool calls in the traces it already collects.
+///
+/// The span is `execute_tool` (target [`CALL_TARGET`], level `INFO`), with:
+///
+/// | field | value |
+/// |---|---|
+/// | `otel.name` | `execute_tool {gen_ai.tool.name}` (the span's name once exported) |
+/// | `otel.kind` | `internal` |
+/// | `gen_ai.operation.name` | `execute_tool` |
+/// | `gen_ai.tool.name` | the tool's name (its canonical one once resolved from an alias) |
+/// | `gen_ai.tool.call.id` | the call's id |
+/// | `gen_ai.tool.type` | `function` |
+/// | `gen_ai.agent.name`, `toolsmith.principal` | the session's ([`SessionConfig::agent`](crate::SessionConfig::agent), [`SessionConfig::principal`](crate::SessionConfig::principal)) |
+/// | `toolsmith.mode` | the session's mode |
+/// | `toolsmith.action` | a polymorphic tool's action |
+/// | `toolsmith.outcome` | `success` or `failure` |
+/// | `error.type`, `otel.status_code`, `otel.status_description` | a failed call's error kind (`validation_error`, `timeout`, `approval_denied`, ...), `error`, and its message |
+/// | `gen_ai.tool.call.arguments`, `gen_ai.tool.call.result` | only when the host opts in ([`RuntimeBuilder::trace_content`](crate::RuntimeBuilder::trace_content)); cut at [`MAX_TRACED_CONTENT_BYTES`] |
+/// | `toolsmith.traceparent` | the remote parent given with [`CallOptions::trace_context`](crate::CallOptions::trace_context) |
+///
+/// Events inside the span: `approval asked` and `approval answered` (`approved`), and at the
+/// end of a failed call one of `call refused` (the call never ran: unknown tool, permission,
+/// validation, approval), `call timed out`, `call cancelled` or `call failed`, with the error's
+/// `kind` and message (`error`).
+///
+/// The span's parent is the caller's current span, or [`CallOptions::parent`](crate::CallOptions::parent);
+/// a remote caller's W3C trace context ([`TraceContext`], which the MCP server reads from a
+/// request's `_meta`) becomes the parent of the exported span with tool-core's feature `otel`.
+/// With no subscriber installed, a span costs a check of a cached flag.
 pub const CALL_TARGET: &str = "toolsmith::call";
 
 /// The most bytes of arguments or of a result a span records, when the host opts in; more is
@@ -52,14 +52,14 @@ const MAX_BAGGAGE_BYTES: usize = 8192;
 /// `baggage` when it sent them. Over MCP these come in a request's `_meta`.
 ///
 /// ```
-/// use tool_core::trace::TraceContext;
+/// use tool_core::TraceContext;
 ///
 /// let ctx = TraceContext::parse("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")?;
 /// assert_eq!(ctx.trace_id(), "0af7651916cd43dd8448eb211c80319c");
 /// assert_eq!(ctx.parent_id(), "b7ad6b7169203331");
 /// assert!(ctx.sampled());
 /// assert!(TraceContext::parse("00-00000000000000000000000000000000-b7ad6b7169203331-01").is_err());
-/// # Ok::<(), tool_core::trace::BadTraceparent>(())
+/// # Ok::<(), tool_core::BadTraceparent>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TraceContext {

@@ -363,7 +363,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> TokenStream {
 /// assert!(serde_json::from_str::<WebAction>(r#"{"action": "crawl"}"#).is_err());
 ///
 /// assert_eq!(PromptType::VALUES, ["system", "conversation_consolidation"]);
-/// let schema = tool_core::schema::input_schema_for::<WebAction>();
+/// let schema = tool_core::input_schema_for::<WebAction>();
 /// assert_eq!(schema["properties"]["action"]["enum"], serde_json::json!(["search", "fetch"]));
 /// assert_eq!(schema["required"], serde_json::json!(["action", "query_or_url"]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())

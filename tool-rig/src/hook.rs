@@ -11,7 +11,7 @@ use rig_agent::agent::{
 };
 use rig_core::effect::EffectKind;
 use serde_json::Value;
-use tool_core::{Session, content_hash};
+use tool_core::Session;
 
 /// The most call ids waiting for their call at once; past it, a call runs under a generated
 /// id instead.
@@ -84,10 +84,11 @@ impl CallIds {
 /// What a call is found by: its tool and a hash of its arguments (so that what is kept stays
 /// small, whatever the arguments hold).
 fn key(tool: &str, arguments: &Value) -> (String, u64) {
-    (
-        tool.to_owned(),
-        content_hash(arguments.to_string().as_bytes()),
-    )
+    use std::hash::{Hash, Hasher};
+    // The process's own hash: what is kept lives as long as the hook.
+    let mut hash = std::hash::DefaultHasher::new();
+    arguments.to_string().hash(&mut hash);
+    (tool.to_owned(), hash.finish())
 }
 
 /// The arguments of a dispatched call as a tool receives them: parsed, `null` as `{}` (rig

@@ -32,7 +32,7 @@ mod calls;
 use std::path::Path;
 
 use tiktoken_rs::CoreBPE;
-use tool_core::provider::result::McpParts;
+use tool_core::provider::McpParts;
 use tool_core::provider::{Format, export, export_all};
 use tool_core::{Registry, ResourcesTracker, ToolSpec};
 

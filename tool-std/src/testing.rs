@@ -5,7 +5,7 @@
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
 //! use serde_json::json;
 //! use tool_core::ErrorKind;
-//! use tool_core::policy::Effect;
+//! use tool_core::Effect;
 //! use tool_std::testing::TestWorkspace;
 //!
 //! let ws = TestWorkspace::with_files([
@@ -31,8 +31,8 @@
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
+use tool_core::Effect;
 use tool_core::Registry;
-use tool_core::policy::Effect;
 use tool_core::testing::{Harness, HarnessBuilder};
 
 use crate::trust::rules::{RuleError, StandardPolicy};

@@ -6,7 +6,7 @@ use std::io::{BufRead, IsTerminal, Read as _, Write};
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use tool_core::policy::Effect;
+use tool_core::Effect;
 use tool_core::{ApprovalDecision, ApprovalRequest, ApprovedBy, Approver, Registry};
 use tool_std::shell::ShellConfig;
 use tool_std::trust::rules::StandardPolicy;

@@ -269,10 +269,8 @@ pub(crate) fn activity_store_path(options: &GlobalOptions, roots: &[Root]) -> Op
 
 /// The SQLite activity store's limits from `--activity-max-records`,
 /// `--activity-max-age-days` and `--activity-max-mib`.
-pub(crate) fn activity_config(
-    options: &GlobalOptions,
-) -> tool_core::activity::SqliteActivityConfig {
-    let mut config = tool_core::activity::SqliteActivityConfig::default();
+pub(crate) fn activity_config(options: &GlobalOptions) -> tool_core::SqliteActivityConfig {
+    let mut config = tool_core::SqliteActivityConfig::default();
     if let Some(n) = options.activity_max_records {
         config = config.max_records(n);
     }
@@ -303,8 +301,8 @@ pub(crate) fn ignore_own_dir(store: &Path) {
 pub(crate) fn open_activity_store(
     options: &GlobalOptions,
     path: &Path,
-) -> Result<tool_core::activity::SqliteActivityStore, String> {
-    let store = tool_core::activity::SqliteActivityStore::open(path, activity_config(options))
+) -> Result<tool_core::SqliteActivityStore, String> {
+    let store = tool_core::SqliteActivityStore::open(path, activity_config(options))
         .map_err(|e| format!("{e} (--activity-store PATH or --activity-store memory)"))?;
     ignore_own_dir(path);
     Ok(store)

@@ -62,7 +62,7 @@ pub(crate) fn init(format: LogFormat) -> Logs {
         Err(e) => (None, Some(e)),
     };
     let spans = tracing_subscriber::filter::Targets::new()
-        .with_target(toolsmith::trace::CALL_TARGET, tracing::Level::INFO);
+        .with_target(toolsmith::CALL_TARGET, tracing::Level::INFO);
     let (layer, otel) = export
         .map(|(layer, guard)| (layer.with_filter(spans), guard))
         .unzip();

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use tool_core::Registry;
-use tool_core::policy::{CallPolicy, PolicyCall, PolicyDecision};
+use tool_core::{CallPolicy, PolicyCall, PolicyDecision};
 use tool_std::shell::ShellConfig;
 use tool_std::trust::rules::StandardPolicy;
 use tool_std::workspace::Workspace;

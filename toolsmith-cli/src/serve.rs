@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use tool_core::activity::SqliteActivityStore;
+use tool_core::SqliteActivityStore;
 use tool_core::http::activity::{Activity, ActivityServer};
 use tool_core::mcp::{HttpServer, Principal, ServeOptions, parse_sha256_hex, token_sha256};
 use tool_core::{ApproveAll, Registry, Runtime, SelectedTools, SessionConfig, ToolSelection};
@@ -79,7 +79,7 @@ async fn runtime(
                 notice(&format!(
                     "closed {closed} activity record(s) a stopped server left in progress \
                      (as `failure`: {})",
-                    tool_core::activity::ABANDONED
+                    tool_core::ABANDONED
                 ));
             }
             Some(store)

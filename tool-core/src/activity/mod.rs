@@ -1,21 +1,3 @@
-//! The activity lifecycle (seed 002): every call leaves a record that goes from
-//! `in_progress` to `success` or `failure`, which a UI can show while the tool runs.
-//!
-//! The runtime opens and closes a call's record through a guard (`guard.rs`) that pairs
-//! the call's `TOOL_CALL_START` with its `TOOL_CALL_END` or `ERROR` on every exit; the
-//! default store is [`InMemoryActivityStore`] (`memory.rs`). What a record keeps is bounded in
-//! bytes (`bound.rs`): arguments past [`MAX_RECORD_INPUT_BYTES`] and results past
-//! [`MAX_RECORD_RESULT_BYTES`] are kept as a marker that says how large they were and shows how
-//! they began; a failed call keeps a summary of [`MAX_FAILED_INPUT_BYTES`].
-//!
-//! A record says who made the call ([`Conversation`]: the MCP session, the client, the
-//! principal and agent), so a UI can group calls by conversation, and keeps the tool's status
-//! line ([`Render::status`](crate::Render::status)) and a short preview of its result
-//! ([`result_preview`], at most [`MAX_PREVIEW_BYTES`]) beside the whole result.
-//!
-//! With the feature `sqlite`, [`SqliteActivityStore`] keeps the records in an SQLite file
-//! that survives restarts and that several processes may share (`sqlite/`).
-
 pub(crate) mod bound;
 mod conversation;
 mod deferred;
@@ -512,6 +494,24 @@ pub(super) fn output_data(output: &ToolOutput) -> Map<String, Value> {
 /// `Drop` when a call is abandoned), so they take what they are given and return at once,
 /// the way [`EventStream::emit`](crate::EventStream::emit) does: a store that writes to a
 /// database or a file queues the write to a task of its own. Reads are async.
+///
+/// The activity lifecycle (seed 002): every call leaves a record that goes from
+/// `in_progress` to `success` or `failure`, which a UI can show while the tool runs.
+///
+/// The runtime opens and closes a call's record through a guard (`guard.rs`) that pairs
+/// the call's `TOOL_CALL_START` with its `TOOL_CALL_END` or `ERROR` on every exit; the
+/// default store is [`InMemoryActivityStore`] (`memory.rs`). What a record keeps is bounded in
+/// bytes (`bound.rs`): arguments past [`MAX_RECORD_INPUT_BYTES`] and results past
+/// [`MAX_RECORD_RESULT_BYTES`] are kept as a marker that says how large they were and shows how
+/// they began; a failed call keeps a summary of [`MAX_FAILED_INPUT_BYTES`].
+///
+/// A record says who made the call ([`Conversation`]: the MCP session, the client, the
+/// principal and agent), so a UI can group calls by conversation, and keeps the tool's status
+/// line ([`Render::status`](crate::Render::status)) and a short preview of its result
+/// ([`result_preview`], at most [`MAX_PREVIEW_BYTES`]) beside the whole result.
+///
+/// With the feature `sqlite`, [`SqliteActivityStore`] keeps the records in an SQLite file
+/// that survives restarts and that several processes may share (`sqlite/`).
 #[async_trait]
 pub trait ActivityStore: Send + Sync + 'static {
     /// A call began: keep its in-progress record ([`ActivityStart::into_record`] makes it).

@@ -167,7 +167,7 @@ impl Policy {
 }
 
 /// The SHA-256 of `bytes`.
-pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
     use sha2::Digest;
     sha2::Sha256::digest(bytes).into()
 }
@@ -208,7 +208,7 @@ fn presented_tokens(headers: &HeaderMap) -> impl Iterator<Item = &str> {
 
 /// Compares two secrets in time that depends on their lengths only, never on where they
 /// first differ.
-pub fn tokens_match(given: &[u8], expected: &[u8]) -> bool {
+pub(crate) fn tokens_match(given: &[u8], expected: &[u8]) -> bool {
     use subtle::ConstantTimeEq;
     given.ct_eq(expected).into()
 }

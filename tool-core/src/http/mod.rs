@@ -21,4 +21,5 @@ mod guard;
 
 pub mod activity;
 
-pub use guard::{Authenticated, BadToken, Guard, TOKEN_COOKIE, sha256, tokens_match};
+pub use guard::{Authenticated, BadToken, Guard, TOKEN_COOKIE};
+pub(crate) use guard::{sha256, tokens_match};

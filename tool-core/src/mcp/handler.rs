@@ -19,7 +19,7 @@ use crate::activity::Conversation;
 use crate::call::{Arguments, ToolCall};
 use crate::error::{ErrorKind, ToolError};
 use crate::events::{Event, EventData, EventObserver};
-use crate::provider::result::McpParts;
+use crate::provider::McpParts;
 use crate::render::ResourcesTracker;
 use crate::runtime::{CallOptions, CallOutcome, Runtime, Session, SessionConfig};
 use crate::spec::Mode;

@@ -27,7 +27,7 @@
 //! - `notifications/cancelled` fires the call's cancellation token: the tool sees it, the
 //!   call ends `cancelled` and its activity `failure`. A session that ends (stdin closed, an
 //!   HTTP session deleted or expired) cancels whatever it still runs.
-//! - Approval: a call that asks (a rule of the runtime's [`policy`](crate::policy), or a
+//! - Approval: a call that asks (a [rule](crate::Rule) of the runtime's policy, or a
 //!   tool's `requires_approval`) asks the client's user where the client can (see *Asking
 //!   the user* below); elsewhere the runtime's [`Approver`](crate::Approver) decides
 //!   ([`ApproveAll`](crate::ApproveAll) trusts the host; the default,

@@ -14,10 +14,10 @@ use super::Format;
 use super::error::ImportError;
 use super::repair::{Repair, RepairKind, repair_arguments, xml_arguments};
 use super::xml_parse::{self, Limits};
+use crate::call::MAX_ARGUMENTS_BYTES;
 use crate::call::ToolCall;
 use crate::error::{Problem, ToolError};
 use crate::registry::Registry;
-use crate::validate::MAX_ARGUMENTS_BYTES;
 
 /// The prefix of every call id the importer makes up (XML calls, Gemini calls without an
 /// id, OpenAI calls missing theirs).

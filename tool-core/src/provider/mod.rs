@@ -21,13 +21,14 @@
 //! An [`Importer`] reads OpenAI `tool_calls` (and Responses `function_call` items),
 //! Anthropic `tool_use` blocks, Gemini `functionCall` parts, MCP `tools/call` params and XML
 //! calls into [`ToolCall`](crate::ToolCall)s. Arguments are fitted to the tool's schema and every change is
-//! listed as a [`Repair`] ([`repair`] module); bad arguments still make a call, which
+//! listed as a [`Repair`]; bad arguments still make a call, which
 //! validation answers.
 //!
 //! # Results
 //!
-//! [`render_result`] (and the per-provider functions in [`result`]) turn a
-//! [`CallOutcome`](crate::CallOutcome) into the provider's tool-result message.
+//! [`render_result`] (and the per-provider functions: [`openai_message`],
+//! [`responses_output`], [`anthropic_block`], [`gemini_part`], [`mcp_result`], [`xml_result`])
+//! turn a [`CallOutcome`](crate::CallOutcome) into the provider's tool-result message.
 //!
 //! ```
 //! use tool_core::ToolSpec;
@@ -48,8 +49,8 @@ pub mod gemini;
 mod import;
 pub mod mcp;
 pub mod openai;
-pub mod repair;
-pub mod result;
+mod repair;
+mod result;
 pub(crate) mod schema;
 mod strict;
 pub mod typescript;
@@ -73,8 +74,11 @@ pub use import::{
     DEFAULT_MAX_XML_BYTES, DEFAULT_MAX_XML_CALLS, DEFAULT_MAX_XML_PARAMS, GENERATED_ID_PREFIX,
     ImportOptions, Imported, Importer, MAX_JSON_CALLS, generate_id, is_generated_id,
 };
-pub use repair::{Repair, RepairKind, repair_arguments, xml_arguments};
-pub use result::{dispatch, rejected, rejected_import, render_result};
+pub use repair::{MAX_CONVERT_DEPTH, Repair, RepairKind, repair_arguments, xml_arguments};
+pub use result::{
+    McpParts, anthropic_block, dispatch, gemini_part, mcp_result, openai_message, rejected,
+    rejected_import, render_result, responses_output, xml_result,
+};
 pub use strict::{ANTHROPIC_STRICT_FORMATS, ANTHROPIC_STRICT_KEYWORDS};
 
 /// A provider format, by the name the CLI uses.

@@ -1,16 +1,3 @@
-//! A call's outcome, rendered into each provider's tool-result message.
-//!
-//! The text the model reads is [`CallOutcome::model_text`] with the conversation's
-//! [`ResourcesTracker`] (so a resource is shown once); an error is its `type: "error"` JSON.
-//! Images a result carries ([`CallOutcome::images`]) go beside the text where the provider's
-//! result can hold them: MCP `image` content, Anthropic `image` blocks, OpenAI Responses
-//! `input_image` items and Gemini `inlineData` parts of the function response. Chat
-//! Completions tool messages and the XML form carry text alone, which says what the images
-//! are.
-//!
-//! [`rejected`] and [`rejected_import`] make an outcome for a call that was refused before it
-//! ran (import problems), so every call a provider sent gets an answer in the same shape.
-
 use serde_json::{Map, Value, json};
 
 use super::Format;
@@ -175,6 +162,19 @@ pub fn xml_result(outcome: &CallOutcome, tracker: &mut ResourcesTracker) -> Stri
 
 /// The result message of `outcome` in `format` (`json` gives `{"call_id", "tool",
 /// "result"}` with the structured result).
+///
+/// A call's outcome, rendered into each provider's tool-result message.
+///
+/// The text the model reads is [`CallOutcome::model_text`] with the conversation's
+/// [`ResourcesTracker`] (so a resource is shown once); an error is its `type: "error"` JSON.
+/// Images a result carries ([`CallOutcome::images`]) go beside the text where the provider's
+/// result can hold them: MCP `image` content, Anthropic `image` blocks, OpenAI Responses
+/// `input_image` items and Gemini `inlineData` parts of the function response. Chat
+/// Completions tool messages and the XML form carry text alone, which says what the images
+/// are.
+///
+/// [`rejected`] and [`rejected_import`] make an outcome for a call that was refused before it
+/// ran (import problems), so every call a provider sent gets an answer in the same shape.
 pub fn render_result(
     format: Format,
     outcome: &CallOutcome,

@@ -1,64 +1,3 @@
-//! The runtime: a call's whole path, from a provider's tool call to a result message.
-//!
-//! ```text
-//! ToolCall -> lookup (aliases; unknown name -> tools of this mode + nearest)
-//!          -> mode and permission checks (tool and action)
-//!          -> validation (every problem at once)
-//!          -> redundancy check (same call twice in one turn)
-//!          -> permission rules, then the approval gate (while someone decides: activity
-//!             awaiting_approval + TOOL_CALL_START + AWAITING_APPROVAL, then APPROVED)
-//!          -> activity in_progress + TOOL_CALL_START
-//!          -> the tool runs in a concurrency slot, with a deadline (counted from when it
-//!             starts) and a cancellation token
-//!          -> activity success/failure + TOOL_CALL_END or ERROR
-//! ```
-//!
-//! A call refused on the way (unknown tool, mode, permission, validation, approval, a
-//! cancelled session) still gets an activity record, which fails at once, and a
-//! `TOOL_CALL_START` + `ERROR` pair: every call's events pair up. A call answered by the
-//! redundancy check gets its own record (with `data.duplicate_of`) and pair as well.
-//!
-//! # Approval in the record
-//!
-//! A call allowed by a rule, or by an approver that answers at once (a session's earlier
-//! "allow for this session", `--approve`), begins `in_progress` with its record's `allowed`
-//! saying how ([`Allowed`](crate::Allowed)). A call whose approver has to wait for someone
-//! begins `awaiting_approval` as soon as the question is out, so a page and `toolsmith
-//! activity` show it waiting; allowed, it goes on `in_progress` (`APPROVED`, with who allowed
-//! it and how long it waited, which its duration includes); denied, it ends `failure`. An
-//! approver whose answer comes with a later call ([`ApprovalDecision::Defer`]) leaves the
-//! record waiting, and the call that brings the answer ([`CallOptions::continues`]) goes on
-//! with it: one record for the whole asking round.
-//!
-//! [`ApprovalDecision::Defer`]: crate::ApprovalDecision::Defer
-//!
-//! # The redundancy check
-//!
-//! A call identical to one made earlier in the same turn (same tool, same arguments) does
-//! not run: it is answered with the earlier call's result, once that is there. Reads can be
-//! answered that way; a call that changes things makes earlier answers stale, so:
-//!
-//! - A call *writes* unless its tool is `read_only` ([`Annotations`](crate::Annotations)) or,
-//!   for a polymorphic tool, the chosen action is ([`ActionSpec::read_only`](crate::ActionSpec)).
-//! - When a write has run (whatever its result; a call refused before it ran changes
-//!   nothing), the turn forgets every earlier call but the write itself. A call made after
-//!   that runs again: `view`, `update`, `view` shows the updated value.
-//! - The write's own entry stays until the next write ends, so an identical write later in
-//!   the turn is still answered from the first, as seed 004 asks.
-//! - Calls running at the same time as a write have no order between them; a read that
-//!   overlaps a write may be answered either way, but never after the write has ended.
-//!
-//! [`Session::clear_current_turn`] forgets the whole turn; [`RuntimeBuilder::dedupe`] turns
-//! the check off.
-//!
-//! A call whose future is dropped after its START (a client that went away, an agent loop
-//! that gave up) ends `failure` with "the call was abandoned before it finished" and its
-//! `ERROR`, and its tool's cancellation token fires: a guard owns every START's END.
-//!
-//! A [`Runtime`] is shared by every conversation; a [`Session`] is one conversation (its
-//! mode, its role's permissions, its turn state). `call.rs` holds a call's whole path, top
-//! to bottom, as the steps of one struct.
-
 mod call;
 mod outcome;
 mod record;
@@ -109,6 +48,67 @@ struct Inner {
 }
 
 /// Runs calls against a registry. Cheap to clone.
+///
+/// The runtime: a call's whole path, from a provider's tool call to a result message.
+///
+/// ```text
+/// ToolCall -> lookup (aliases; unknown name -> tools of this mode + nearest)
+///          -> mode and permission checks (tool and action)
+///          -> validation (every problem at once)
+///          -> redundancy check (same call twice in one turn)
+///          -> permission rules, then the approval gate (while someone decides: activity
+///             awaiting_approval + TOOL_CALL_START + AWAITING_APPROVAL, then APPROVED)
+///          -> activity in_progress + TOOL_CALL_START
+///          -> the tool runs in a concurrency slot, with a deadline (counted from when it
+///             starts) and a cancellation token
+///          -> activity success/failure + TOOL_CALL_END or ERROR
+/// ```
+///
+/// A call refused on the way (unknown tool, mode, permission, validation, approval, a
+/// cancelled session) still gets an activity record, which fails at once, and a
+/// `TOOL_CALL_START` + `ERROR` pair: every call's events pair up. A call answered by the
+/// redundancy check gets its own record (with `data.duplicate_of`) and pair as well.
+///
+/// # Approval in the record
+///
+/// A call allowed by a rule, or by an approver that answers at once (a session's earlier
+/// "allow for this session", `--approve`), begins `in_progress` with its record's `allowed`
+/// saying how ([`Allowed`](crate::Allowed)). A call whose approver has to wait for someone
+/// begins `awaiting_approval` as soon as the question is out, so a page and `toolsmith
+/// activity` show it waiting; allowed, it goes on `in_progress` (`APPROVED`, with who allowed
+/// it and how long it waited, which its duration includes); denied, it ends `failure`. An
+/// approver whose answer comes with a later call ([`ApprovalDecision::Defer`]) leaves the
+/// record waiting, and the call that brings the answer ([`CallOptions::continues`]) goes on
+/// with it: one record for the whole asking round.
+///
+/// [`ApprovalDecision::Defer`]: crate::ApprovalDecision::Defer
+///
+/// # The redundancy check
+///
+/// A call identical to one made earlier in the same turn (same tool, same arguments) does
+/// not run: it is answered with the earlier call's result, once that is there. Reads can be
+/// answered that way; a call that changes things makes earlier answers stale, so:
+///
+/// - A call *writes* unless its tool is `read_only` ([`Annotations`](crate::Annotations)) or,
+///   for a polymorphic tool, the chosen action is ([`ActionSpec::read_only`](crate::ActionSpec)).
+/// - When a write has run (whatever its result; a call refused before it ran changes
+///   nothing), the turn forgets every earlier call but the write itself. A call made after
+///   that runs again: `view`, `update`, `view` shows the updated value.
+/// - The write's own entry stays until the next write ends, so an identical write later in
+///   the turn is still answered from the first, as seed 004 asks.
+/// - Calls running at the same time as a write have no order between them; a read that
+///   overlaps a write may be answered either way, but never after the write has ended.
+///
+/// [`Session::clear_current_turn`] forgets the whole turn; [`RuntimeBuilder::dedupe`] turns
+/// the check off.
+///
+/// A call whose future is dropped after its START (a client that went away, an agent loop
+/// that gave up) ends `failure` with "the call was abandoned before it finished" and its
+/// `ERROR`, and its tool's cancellation token fires: a guard owns every START's END.
+///
+/// A [`Runtime`] is shared by every conversation; a [`Session`] is one conversation (its
+/// mode, its role's permissions, its turn state). `call.rs` holds a call's whole path, top
+/// to bottom, as the steps of one struct.
 #[derive(Clone)]
 pub struct Runtime {
     inner: Arc<Inner>,
@@ -151,7 +151,7 @@ impl RuntimeBuilder {
     }
 
     /// Sets the permission rules every call is checked against before the approval gate
-    /// (default: none, so each tool's declaration decides). See [`crate::policy`].
+    /// (default: none, so each tool's declaration decides). See [`Rule`](crate::Rule).
     pub fn policy(mut self, p: Arc<dyn CallPolicy>) -> Self {
         self.policy = Some(p);
         self
@@ -211,7 +211,7 @@ impl RuntimeBuilder {
     /// Whether each call's span records its arguments and result (`gen_ai.tool.call.arguments`
     /// and `gen_ai.tool.call.result`, cut at
     /// [`MAX_TRACED_CONTENT_BYTES`](crate::trace::MAX_TRACED_CONTENT_BYTES)). Off by default:
-    /// they may hold secrets. See [`crate::trace`].
+    /// they may hold secrets. See [`CALL_TARGET`](crate::CALL_TARGET).
     pub fn trace_content(mut self, on: bool) -> Self {
         self.trace_content = on;
         self

@@ -110,7 +110,7 @@ impl CallOptions {
         self
     }
 
-    /// Sets the parent of the call's span (see [`crate::trace`]).
+    /// Sets the parent of the call's span (see [`CALL_TARGET`](crate::CALL_TARGET)).
     pub fn parent(mut self, span: tracing::Span) -> Self {
         self.parent = Some(span);
         self
@@ -132,7 +132,7 @@ impl CallOptions {
         self
     }
 
-    /// Sets the remote caller's trace context (see [`crate::trace`]).
+    /// Sets the remote caller's trace context (see [`CALL_TARGET`](crate::CALL_TARGET)).
     pub fn trace_context(mut self, context: crate::trace::TraceContext) -> Self {
         self.trace_context = Some(context);
         self

@@ -6,7 +6,9 @@ use std::collections::VecDeque;
 
 use serde_json::{Value, json};
 
-use crate::provider::{Importer, dispatch, rejected_import, result};
+use crate::provider::{
+    Importer, anthropic_block, dispatch, openai_message, rejected_import, responses_output,
+};
 use crate::render::ResourcesTracker;
 use crate::runtime::{CallOutcome, Session};
 
@@ -299,9 +301,9 @@ impl<'s> AgentLoop<'s> {
                     Err(e) => rejected_import(&e),
                 };
                 results.push(match dialect {
-                    Dialect::OpenaiChat => result::openai_message(&outcome, &mut tracker),
-                    Dialect::OpenaiResponses => result::responses_output(&outcome, &mut tracker),
-                    Dialect::Anthropic => result::anthropic_block(&outcome, &mut tracker),
+                    Dialect::OpenaiChat => openai_message(&outcome, &mut tracker),
+                    Dialect::OpenaiResponses => responses_output(&outcome, &mut tracker),
+                    Dialect::Anthropic => anthropic_block(&outcome, &mut tracker),
                 });
                 outcomes.push(outcome);
             }

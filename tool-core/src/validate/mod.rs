@@ -1,22 +1,3 @@
-//! Argument validation: every problem of a call at once, each with its JSON path, what was
-//! expected, the allowed values and the nearest one, plus an example call.
-//!
-//! A [`CompiledSchema`] is built once per tool when it is registered. Decoding a call
-//! ([`CompiledSchema::decode`]) first tries the fast path: deserialize the typed input straight
-//! from the JSON text, watching for unknown members (an input type that refuses them itself,
-//! as the macros' do, is decoded without the watch: [`CompiledSchema::decode_strict`]). When
-//! that succeeds and the schema holds no constraint serde cannot check, the input is valid
-//! and no tree is built. Otherwise the
-//! slow path parses the arguments, runs the JSON Schema validator collecting every error, adds
-//! the per-action rules of a polymorphic tool, and turns the lot into one
-//! [`ToolError`] of kind `validation_error`. Every validation error of a tool, malformed JSON
-//! and oversize arguments included, carries the tool's allowed values
-//! ([`CompiledSchema::with_allowed_values`]).
-//!
-//! JSON Schema counts `5.0` as an integer and serde does not, so arguments that pass
-//! validation may still fail the typed decode (Gemini sends every number as a float). The
-//! slow path then reads the floats with no fraction as integers and decodes once more.
-
 mod example;
 mod inputs;
 mod nearest;
@@ -39,18 +20,35 @@ pub use inputs::{MAX_INPUT_EXAMPLES, input_examples};
 pub use nearest::nearest;
 pub(crate) use range::declared_range;
 
-pub use crate::call::MAX_ARGUMENTS_BYTES;
+use crate::call::MAX_ARGUMENTS_BYTES;
 /// The most problems listed in one error; the rest are counted.
 pub const MAX_PROBLEMS: usize = 32;
 
 /// A tool's input schema, compiled for validation, with what the error messages need.
+///
+/// Argument validation: every problem of a call at once, each with its JSON path, what was
+/// expected, the allowed values and the nearest one, plus an example call.
+///
+/// A [`CompiledSchema`] is built once per tool when it is registered. Decoding a call
+/// ([`CompiledSchema::decode`]) first tries the fast path: deserialize the typed input straight
+/// from the JSON text, watching for unknown members (serde skips them; the schema may refuse
+/// them). When that succeeds and the schema holds no constraint serde cannot check, the input is valid
+/// and no tree is built. Otherwise the
+/// slow path parses the arguments, runs the JSON Schema validator collecting every error, adds
+/// the per-action rules of a polymorphic tool, and turns the lot into one
+/// [`ToolError`] of kind `validation_error`. Every validation error of a tool, malformed JSON
+/// and oversize arguments included, carries the tool's allowed values
+/// ([`CompiledSchema::with_allowed_values`]).
+///
+/// JSON Schema counts `5.0` as an integer and serde does not, so arguments that pass
+/// validation may still fail the typed decode (Gemini sends every number as a float). The
+/// slow path then reads the floats with no fraction as integers and decodes once more.
 #[derive(Debug)]
 pub struct CompiledSchema {
     tool: Arc<str>,
     schema: Arc<Value>,
     validator: jsonschema::Validator,
     serde_complete: bool,
-    strict_complete: bool,
     spec_actions: Option<crate::spec::ActionSet>,
     enums: Vec<(String, Vec<Value>)>,
     spec: Arc<ToolSpec>,
@@ -68,7 +66,6 @@ impl CompiledSchema {
                 message: e.to_string(),
             })?;
         let serde_complete = problems::serde_checks_everything(&schema);
-        let strict_complete = serde_complete && !problems::closed_below_root(&schema);
         let mut enums = problems::top_level_enums(&schema);
         // A discriminator the schema types as a plain string is still a closed set: the
         // action set's names, in declaration order.
@@ -88,7 +85,6 @@ impl CompiledSchema {
             schema,
             validator,
             serde_complete,
-            strict_complete,
             spec_actions: spec.actions.clone(),
             enums,
             spec,
@@ -108,40 +104,14 @@ impl CompiledSchema {
 
     /// Decodes the arguments into `T`, validating them; see the module docs.
     ///
-    /// This is the general path, for any input type: the fast decode watches for members
-    /// `T` ignores (an unknown parameter must not pass unseen). For an input type that
-    /// refuses unknown members itself, [`CompiledSchema::decode_strict`] does without the
-    /// watch.
+    /// The fast decode watches for members `T` ignores (an unknown parameter must not pass
+    /// unseen), so it serves any input type, one that refuses unknown members itself or not.
     pub fn decode<T: DeserializeOwned>(&self, args: &Arguments) -> Result<T, ToolError> {
         if self.serde_complete
             && self.fast_path_applies(args)
             && let Some(v) = fast_decode::<T>(args)
         {
             return Ok(v);
-        }
-        self.decode_slow(args)
-    }
-
-    /// Decodes the arguments into `T`, validating them, for an input type whose
-    /// `Deserialize` refuses unknown members itself (as `#[serde(deny_unknown_fields)]`
-    /// does; the input types the macros generate do): one typed decode straight from the
-    /// text (or one deserializer over the tree), and only when that fails the slow path that
-    /// lists every problem.
-    ///
-    /// A schema whose nested objects are closed too (a parameter that is a struct) is
-    /// decoded on the slow path every time: `T` vouches for its own members only.
-    pub fn decode_strict<T: DeserializeOwned>(&self, args: &Arguments) -> Result<T, ToolError> {
-        if self.strict_complete && self.fast_path_applies(args) {
-            let fast = match args {
-                Arguments::Text(t) => {
-                    let mut de = serde_json::Deserializer::from_str(t);
-                    T::deserialize(&mut de).ok().filter(|_| de.end().is_ok())
-                }
-                Arguments::Value(v) => T::deserialize(v).ok(),
-            };
-            if let Some(v) = fast {
-                return Ok(v);
-            }
         }
         self.decode_slow(args)
     }

@@ -109,25 +109,6 @@ pub(super) fn serde_checks_everything(schema: &Value) -> bool {
     }
 }
 
-/// Whether an object schema below the root is closed (`additionalProperties: false`): a
-/// parameter that is itself a struct. An input type that refuses unknown members vouches
-/// for the root only, so such a schema needs the validator (or the watch) for the rest.
-pub(super) fn closed_below_root(schema: &Value) -> bool {
-    fn closed(v: &Value) -> bool {
-        match v {
-            Value::Object(o) => {
-                o.get("additionalProperties") == Some(&Value::Bool(false)) || o.values().any(closed)
-            }
-            Value::Array(a) => a.iter().any(closed),
-            _ => false,
-        }
-    }
-    match schema {
-        Value::Object(o) => o.values().any(closed),
-        _ => false,
-    }
-}
-
 /// Follows `$ref`s (local `#/...` pointers only) to the schema they name.
 pub(super) fn resolve<'a>(root: &'a Value, mut node: &'a Value) -> &'a Value {
     for _ in 0..16 {

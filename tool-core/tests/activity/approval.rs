@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use tool_core::activity::ActivityStart;
+use tool_core::ActivityStart;
 use tool_core::{
     ActivityStatus, ActivityStore, ActivityUpdate, Allowed, ApprovedBy, Arguments,
     InMemoryActivityStore, ToolOutput,
@@ -102,7 +102,7 @@ async fn the_in_memory_store_keeps_approval() {
 #[cfg(feature = "sqlite")]
 #[tokio::test]
 async fn the_sqlite_store_keeps_approval_across_a_reopening_and_between_processes() {
-    use tool_core::activity::{SqliteActivityConfig, SqliteActivityStore};
+    use tool_core::{SqliteActivityConfig, SqliteActivityStore};
     let dir = tempfile::tempdir().expect("dir");
     let path = dir.path().join("activity.db");
     let open = {

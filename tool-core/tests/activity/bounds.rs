@@ -7,14 +7,12 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_core::activity::{
-    MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES,
-};
-use tool_core::events::EventFilter;
+use tool_core::EventFilter;
 use tool_core::{
     ActivityStart, ActivityStatus, ActivityStore, Arguments, EventData, EventKind,
     InMemoryActivityStore, Runtime, Session,
 };
+use tool_core::{MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES};
 
 use crate::support::*;
 

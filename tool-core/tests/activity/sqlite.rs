@@ -8,13 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tool_core::activity::{
-    ActivityStoreError, Conversation, SqliteActivityConfig, SqliteActivityStore,
-};
 use tool_core::{
     ActivityRecord, ActivityStatus, ActivityStore, InMemoryActivityStore, Runtime, Session,
     SessionConfig, ToolCall,
 };
+use tool_core::{ActivityStoreError, Conversation, SqliteActivityConfig, SqliteActivityStore};
 
 use crate::support::*;
 
@@ -48,7 +46,7 @@ fn comparable(r: &ActivityRecord) -> Value {
 fn calls() -> Vec<ToolCall> {
     let oversize = format!(
         "{{\"a\": \"{}\"}}",
-        "x".repeat(tool_core::validate::MAX_ARGUMENTS_BYTES)
+        "x".repeat(tool_core::MAX_ARGUMENTS_BYTES)
     );
     vec![
         call_text("1", "add", r#"{"a": 2, "b": 3}"#),
@@ -100,7 +98,7 @@ async fn the_sqlite_store_keeps_what_the_memory_store_keeps() {
         "{:?}",
         big.data.keys()
     );
-    assert!(big.preview.as_ref().unwrap().len() <= tool_core::activity::MAX_PREVIEW_BYTES + 3);
+    assert!(big.preview.as_ref().unwrap().len() <= tool_core::MAX_PREVIEW_BYTES + 3);
     assert_eq!(sqlite.stats().dropped, 0);
 }
 

@@ -83,7 +83,7 @@ fn comparable(r: &ActivityRecord) -> Value {
 fn calls() -> Vec<ToolCall> {
     let oversize = format!(
         "{{\"a\": \"{}\"}}",
-        "x".repeat(tool_core::validate::MAX_ARGUMENTS_BYTES)
+        "x".repeat(tool_core::MAX_ARGUMENTS_BYTES)
     );
     vec![
         call_text("1", "add", r#"{"a": 2, "b": 3}"#),

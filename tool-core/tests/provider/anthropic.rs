@@ -3,11 +3,11 @@
 
 use serde_json::{Value, json};
 use tool_core::ToolSpec;
+use tool_core::input_examples;
 use tool_core::provider::{
     ANTHROPIC_CALLER_CODE_EXECUTION, ANTHROPIC_CALLER_DIRECT, ExportError, ExportOptions, Format,
     anthropic, export_all, export_all_with,
 };
-use tool_core::validate::input_examples;
 
 use crate::support::fixtures;
 use crate::support::fixtures::checks::specs;

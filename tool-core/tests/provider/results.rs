@@ -1,7 +1,7 @@
 //! Results: a call's outcome rendered into each provider's tool-result message.
 
 use serde_json::{Value, json};
-use tool_core::provider::{self, Format, result};
+use tool_core::provider::{self, Format};
 use tool_core::{ResourcesTracker, ToolCall};
 
 use crate::support::fixtures;
@@ -20,35 +20,35 @@ async fn a_success_in_every_format() {
     assert!(ok.is_success());
     let mut t = ResourcesTracker::new();
     assert_eq!(
-        result::openai_message(&ok, &mut t),
+        provider::openai_message(&ok, &mut t),
         json!({"role": "tool", "tool_call_id": "call_1", "content": "a.rs:\ncontent"})
     );
     // The resource was shown once; the tracker now points to it.
     assert_eq!(
-        result::responses_output(&ok, &mut t),
+        provider::responses_output(&ok, &mut t),
         json!({"type": "function_call_output", "call_id": "call_1", "output": "a.rs: (shown above)"})
     );
     let mut t = ResourcesTracker::new();
     assert_eq!(
-        result::anthropic_block(&ok, &mut t),
+        provider::anthropic_block(&ok, &mut t),
         json!({"type": "tool_result", "tool_use_id": "call_1", "content": "a.rs:\ncontent", "is_error": false})
     );
     let mut t = ResourcesTracker::new();
     assert_eq!(
-        result::gemini_part(&ok, &mut t),
+        provider::gemini_part(&ok, &mut t),
         json!({"functionResponse": {"id": "call_1", "name": "read_file",
                                     "response": {"output": "a.rs:\ncontent"}}})
     );
     let mut t = ResourcesTracker::new();
     assert_eq!(
-        result::mcp_result(&ok, &mut t),
+        provider::mcp_result(&ok, &mut t),
         json!({"content": [{"type": "text", "text": "a.rs:\ncontent"}],
                "structuredContent": {"type": "file_content", "path": "a.rs"},
                "isError": false})
     );
     let mut t = ResourcesTracker::new();
     assert_eq!(
-        result::xml_result(&ok, &mut t),
+        provider::xml_result(&ok, &mut t),
         "<tool_result tool=\"read_file\">a.rs:\ncontent</tool_result>"
     );
     let mut t = ResourcesTracker::new();
@@ -115,7 +115,7 @@ async fn generated_ids_are_not_echoed_to_gemini() {
         .gemini_function_call(&json!({"functionCall": {"name": "ping"}}))
         .unwrap();
     let outcome = provider::dispatch(&session(fixtures::fixture_registry()), imported).await;
-    let part = result::gemini_part(&outcome, &mut ResourcesTracker::new());
+    let part = provider::gemini_part(&outcome, &mut ResourcesTracker::new());
     assert_eq!(
         part,
         json!({"functionResponse": {"name": "ping", "response": {"output": "{\"type\":\"done\"}"}}})
@@ -130,7 +130,7 @@ fn import_errors_are_answered_in_the_provider_shape() {
         .openai_tool_call(&json!({"id": "call_7", "function": {}}))
         .unwrap_err();
     let outcome = provider::rejected_import(&e);
-    let msg = result::openai_message(&outcome, &mut ResourcesTracker::new());
+    let msg = provider::openai_message(&outcome, &mut ResourcesTracker::new());
     assert_eq!(msg["tool_call_id"], "call_7");
     let content: Value = serde_json::from_str(msg["content"].as_str().unwrap()).unwrap();
     assert_eq!(content["type"], "error");
@@ -145,7 +145,7 @@ fn import_errors_are_answered_in_the_provider_shape() {
         tool_core::ToolError::not_found("no such tool"),
     );
     assert!(
-        result::xml_result(&odd, &mut ResourcesTracker::new())
+        provider::xml_result(&odd, &mut ResourcesTracker::new())
             .starts_with("<tool_result tool=\"a&quot;&lt;b\">")
     );
 }
@@ -196,7 +196,7 @@ async fn a_text_output_tool_is_answered_with_text_alone() {
     assert!(ok.text_output);
     let mut t = ResourcesTracker::new();
     assert_eq!(
-        result::mcp_result(&ok, &mut t),
+        provider::mcp_result(&ok, &mut t),
         json!({"content": [{"type": "text", "text": "HEY"}], "isError": false})
     );
     // toolsmith's own form and the process keep the typed output.
@@ -257,37 +257,37 @@ async fn images_go_beside_the_text_where_the_provider_carries_them() {
     let data = "UE5HIQ==";
     let mut t = ResourcesTracker::new();
     assert_eq!(
-        result::anthropic_block(&ok, &mut t),
+        provider::anthropic_block(&ok, &mut t),
         json!({"type": "tool_result", "tool_use_id": "call_1", "is_error": false, "content": [
             {"type": "text", "text": "IMAGE: shot.png"},
             {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}},
         ]})
     );
     assert_eq!(
-        result::responses_output(&ok, &mut t),
+        provider::responses_output(&ok, &mut t),
         json!({"type": "function_call_output", "call_id": "call_1", "output": [
             {"type": "input_text", "text": "IMAGE: shot.png"},
             {"type": "input_image", "image_url": format!("data:image/png;base64,{data}")},
         ]})
     );
     assert_eq!(
-        result::gemini_part(&ok, &mut t),
+        provider::gemini_part(&ok, &mut t),
         json!({"functionResponse": {"id": "call_1", "name": "read_file",
             "response": {"output": "IMAGE: shot.png"},
             "parts": [{"inlineData": {"mimeType": "image/png", "data": data}}]}})
     );
     assert_eq!(
-        result::mcp_result(&ok, &mut t)["content"],
+        provider::mcp_result(&ok, &mut t)["content"],
         json!([{"type": "text", "text": "IMAGE: shot.png"},
                {"type": "image", "data": data, "mimeType": "image/png"}])
     );
     // Chat Completions and the XML form carry the text alone, which says what the image is.
     assert_eq!(
-        result::openai_message(&ok, &mut t)["content"],
+        provider::openai_message(&ok, &mut t)["content"],
         json!("IMAGE: shot.png")
     );
     assert_eq!(
-        result::xml_result(&ok, &mut t),
+        provider::xml_result(&ok, &mut t),
         "<tool_result tool=\"read_file\">IMAGE: shot.png</tool_result>"
     );
 }

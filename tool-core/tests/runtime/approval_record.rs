@@ -10,12 +10,12 @@ use std::time::Duration;
 use async_trait::async_trait;
 use serde_json::json;
 use tokio::sync::{Mutex as AsyncMutex, oneshot};
-use tool_core::events::EventFilter;
-use tool_core::policy::{CallPolicy, PolicyCall, PolicyDecision};
+use tool_core::EventFilter;
 use tool_core::{
     ActivityRecord, ActivityStatus, ApprovalDecision, ApprovalRequest, ApproveAll, ApprovedBy,
     Approver, CallOptions, Continues, ErrorKind, Event, EventKind, Runtime,
 };
+use tool_core::{CallPolicy, PolicyCall, PolicyDecision};
 
 use crate::support::*;
 
@@ -70,7 +70,7 @@ fn kinds(events: &[Event], id: &str) -> Vec<EventKind> {
         .collect()
 }
 
-fn drain(sub: &mut tool_core::events::Subscription) -> Vec<Event> {
+fn drain(sub: &mut tool_core::Subscription) -> Vec<Event> {
     std::iter::from_fn(|| sub.try_recv()).collect()
 }
 

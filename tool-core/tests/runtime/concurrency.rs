@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tool_core::events::EventFilter;
+use tool_core::EventFilter;
 use tool_core::{
     ActivityStatus, CallOptions, ErrorKind, EventKind, Registry, Runtime, Session, Tool,
     ToolContext, ToolError, ToolSpec,

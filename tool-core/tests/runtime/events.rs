@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use tool_core::events::{DEFAULT_SUBSCRIPTION_CAPACITY, EventFilter};
+use tool_core::{DEFAULT_SUBSCRIPTION_CAPACITY, EventFilter};
 use tool_core::{Event, EventData, EventKind, EventStream, Runtime};
 
 use crate::support::*;

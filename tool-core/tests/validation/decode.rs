@@ -87,7 +87,7 @@ fn valid_calls_decode_into_the_typed_input() {
             json!({"query": "q", "corpus": "issues", "limit": 7, "sort": "oldest", "filters": [{"name": "n", "value": null}]}),
         ),
     ] {
-        let input = Search.decode_input(&args, entry.schema()).unwrap();
+        let input: <Search as tool_core::Tool>::Input = entry.schema().decode(&args).unwrap();
         assert_eq!(input.query, "q");
         assert_eq!(input.corpus, Corpus::Issues);
         assert_eq!(input.limit, 7);
@@ -120,7 +120,7 @@ struct Inner {
 // the map, and a parameter named `default` (or `enum`, `const`, `examples`) was never closed.
 #[test]
 fn parameters_named_like_schema_keywords_are_closed_like_any_other() {
-    let s = tool_core::schema::input_schema_for::<KeywordArgs>();
+    let s = tool_core::input_schema_for::<KeywordArgs>();
     let props = s["properties"].as_object().unwrap();
     assert_eq!(
         props.keys().collect::<Vec<_>>(),
@@ -129,7 +129,7 @@ fn parameters_named_like_schema_keywords_are_closed_like_any_other() {
     assert_eq!(s["$defs"]["Inner"]["additionalProperties"], false);
     assert_eq!(s["additionalProperties"], false);
     // Inline objects are closed too.
-    let closed = tool_core::schema::canonicalize_input(json!({
+    let closed = tool_core::canonicalize_input(json!({
         "type": "object",
         "properties": {
             "default": {"type": "object", "properties": {"x": {"type": "string"}}},

@@ -4,7 +4,7 @@
 //! values these errors carry like any other. Never a panic.
 
 use serde_json::{Value, json};
-use tool_core::validate::MAX_ARGUMENTS_BYTES;
+use tool_core::MAX_ARGUMENTS_BYTES;
 use tool_core::{Arguments, ErrorKind, Registry, ToolError};
 
 use crate::support::validation::*;

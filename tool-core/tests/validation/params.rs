@@ -4,7 +4,7 @@
 //! and several problems reported in one error, capped with a count of the rest.
 
 use serde_json::{Value, json};
-use tool_core::validate::MAX_PROBLEMS;
+use tool_core::MAX_PROBLEMS;
 
 use crate::support::validation::*;
 

@@ -217,8 +217,6 @@ pub(super) fn deserialize_impl(
                 #serde::Deserializer::deserialize_map(__deserializer, __Visitor)
             }
         }
-        #[automatically_derived]
-        impl #private::DeniesUnknownParams for #ident {}
     }
 }
 

@@ -90,54 +90,16 @@ fn probed_spec(m: &ToolMeta, input_span: Span) -> TokenStream {
     }
 }
 
-/// How the generated `decode_input` decodes a call's arguments.
-#[derive(Clone, Copy)]
-enum Decode {
-    /// An input type the macros generate: it refuses unknown members itself, so one strict
-    /// decode, with no watch for them.
-    Strict,
-    /// The user's own arguments type: strict when it refuses unknown members itself (an
-    /// enum with `#[derive(Action)]`), else the general path.
-    Probe,
-}
-
-/// `decode_input`, with the input type unchecked (as in `call`'s signature, so a type that
-/// does not fit is reported once, on the user's token).
-fn decode_input(krate: &Path, decode: Decode, input: &TokenStream, span: Span) -> TokenStream {
-    let private = crate_path::private(krate);
-    let body = match decode {
-        Decode::Strict => quote!(__schema.decode_strict(__args)),
-        Decode::Probe => quote! {
-            #[allow(unused_imports)]
-            use #private::{ProbeStrict as _, ProbeWatch as _};
-            (&#private::Probe::<#input>::new()).probe_decode(__args, __schema)
-        },
-    };
-    let k = respan(krate, span);
-    quote_spanned! {span=>
-        fn decode_input(
-            &self,
-            __args: &#k::Arguments,
-            __schema: &#k::validate::CompiledSchema,
-        ) -> ::core::result::Result<#input, #k::ToolError> {
-            #body
-        }
-    }
-}
-
 /// The assembled `impl Tool`: the types with the spans of the user's tokens they come
 /// from, so a type that does not fit is reported there.
 struct ToolImpl<'a> {
     krate: &'a Path,
     self_ty: TokenStream,
-    /// `Input`: the type, the span to blame, and the same type without the check (for
-    /// `decode_input`, so the check is made once).
-    input: (TokenStream, Span, TokenStream),
+    /// `Input`: the type and the span to blame.
+    input: (TokenStream, Span),
     /// `Output`: the type and the span to blame.
     output: (TokenStream, Span),
     spec: TokenStream,
-    /// How `decode_input` decodes.
-    decode: Decode,
     body: Body,
     /// Where a type that does not fit is blamed when the compiler checks `call` against the
     /// trait (the arguments type, else the output type).
@@ -158,16 +120,14 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
     let ToolImpl {
         krate,
         self_ty,
-        input: (input, input_span, input_plain),
+        input: (input, input_span),
         output: (output, output_span),
         spec,
-        decode,
         body,
         sig_span,
     } = t;
     let input_item = quote_spanned!(input_span=> type Input = #input;);
     let output_item = quote_spanned!(output_span=> type Output = #output;);
-    let decode = decode_input(krate, decode, &input_plain, sig_span);
     // The names the body uses keep their own spans.
     let (slf, ctx, inp) = (quote!(self), quote!(__ctx), quote!(__input));
     let k = respan(krate, sig_span);
@@ -204,8 +164,6 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
                 #spec
             }
 
-            #decode
-
             #method
         }
     }
@@ -213,13 +171,11 @@ fn tool_impl(t: ToolImpl<'_>) -> TokenStream {
 
 /// The input of a single-call tool: its `args` type, or a struct of its parameters.
 struct SingleInput {
-    /// The `Input` type, the span to blame for it, and the type unchecked.
-    ty: (TokenStream, Span, TokenStream),
+    /// The `Input` type and the span to blame for it.
+    ty: (TokenStream, Span),
     /// Items to define beside the impl (the struct of parameters).
     defs: TokenStream,
     spec: TokenStream,
-    /// How `decode_input` decodes.
-    decode: Decode,
     /// The arguments of the call of the user's function.
     args: Vec<TokenStream>,
 }
@@ -228,10 +184,9 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
     let krate = &m.krate;
     match sig.args_type() {
         Some(ty) => SingleInput {
-            ty: (args_input(krate, ty), ty.span(), quote!(#ty)),
+            ty: (args_input(krate, ty), ty.span()),
             defs: quote!(),
             spec: probed_spec(m, ty.span()),
-            decode: Decode::Probe,
             args: call_args(krate, sig, |_| quote!()),
         },
         None => {
@@ -253,10 +208,9 @@ fn single_input(m: &ToolMeta, sig: &Signature, fallback_span: Span) -> SingleInp
                     .chain(negated.map(move |a| quote!(.negated_arg_alias(#a, #name))))
             });
             SingleInput {
-                ty: (quote!(#ident), fallback_span, quote!(#ident)),
+                ty: (quote!(#ident), fallback_span),
                 defs: params::input_struct(&model),
                 spec: quote!(#builder #(#aliases)*),
-                decode: Decode::Strict,
                 args: call_args(krate, sig, |i| {
                     let f = &fields[i];
                     quote!(__input.#f)
@@ -284,7 +238,6 @@ pub(super) fn function(t: &FnTool, item: &ItemFn) -> TokenStream {
         input: input.ty,
         output: (output_ty(krate, ret), first_arg_span(ret)),
         spec: input.spec,
-        decode: input.decode,
         body: Body::Future(direct_call(krate, ret, quote!(#fn_ident), &input.args)),
         sig_span: sig
             .args_type()
@@ -342,7 +295,6 @@ fn single(m: &ToolMeta, call: &Call, self_ty: &Type) -> TokenStream {
         input: input.ty,
         output: (output_ty(krate, ret), first_arg_span(ret)),
         spec: input.spec,
-        decode: input.decode,
         body: Body::Future(direct_call(krate, ret, quote!(<#self_ty>::#method), &args)),
         sig_span: sig
             .args_type()
@@ -410,10 +362,9 @@ fn polymorphic(
     let imp = tool_impl(ToolImpl {
         krate,
         self_ty: quote!(#self_ty),
-        input: (quote!(#input), Span::call_site(), quote!(#input)),
+        input: (quote!(#input), Span::call_site()),
         output: (quote!(#output), Span::call_site()),
         spec: quote!(#builder.actions(<#input as #krate::Actions>::action_set())),
-        decode: Decode::Strict,
         body: Body::Block(quote! {
             match __input {
                 #(#arms)*

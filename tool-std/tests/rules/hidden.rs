@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_core::policy::Effect;
+use tool_core::Effect;
 use tool_core::{ApproveAll, Runtime, Session};
 use tool_std::shell::ShellConfig;
 use tool_std::trust::rules::StandardPolicy;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use tool_core::policy::Effect;
+use tool_core::Effect;
 use tool_core::{ApprovalDecision, ApprovalRequest, FnApprover, Runtime, Session, ToolCall};
 use tool_std::shell::ShellConfig;
 use tool_std::trust::rules::StandardPolicy;

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use tool_core::policy::{CallPolicy, Effect, PolicyCall, PolicyDecision};
+use tool_core::{CallPolicy, Effect, PolicyCall, PolicyDecision};
 use tool_std::shell::ShellConfig;
 use tool_std::trust::rules::StandardPolicy;
 

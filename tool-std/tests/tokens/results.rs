@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 use tiktoken_rs::CoreBPE;
-use tool_core::provider::result::McpParts;
+use tool_core::provider::McpParts;
 use tool_core::provider::{Format, export};
 use tool_core::{Registry, ResourcesTracker, ToolSpec};
 

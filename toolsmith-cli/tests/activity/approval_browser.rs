@@ -11,8 +11,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolsmith::activity::{SqliteActivityConfig, SqliteActivityStore};
 use toolsmith::{ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Arguments};
+use toolsmith::{SqliteActivityConfig, SqliteActivityStore};
 
 use crate::support::browser::{Browser, chromium, find};
 use crate::support::http::{Http, asking_call_2026, message, send};

@@ -59,11 +59,6 @@ fn unknown_param_message(name: &str, known: &[&str]) -> String {
     }
 }
 
-/// A type whose `Deserialize` refuses unknown members itself (the input types the macros
-/// generate), so a tool may decode it without watching for them; see
-/// [`CompiledSchema::decode_strict`](crate::validate::CompiledSchema::decode_strict).
-pub trait DeniesUnknownParams {}
-
 /// Reads one of a closed set of strings: the index of the value, or an
 /// `unknown variant` error listing the allowed ones.
 #[derive(Clone, Copy)]

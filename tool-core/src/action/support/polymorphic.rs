@@ -4,15 +4,11 @@
 use std::marker::PhantomData;
 
 use schemars::{Schema, SchemaGenerator};
-use serde::de::DeserializeOwned;
 
 use super::checks::{OutputJsonSchema, OutputRender, OutputSerialize, ParamDeserialize};
-use super::decode::{DeniesUnknownParams, is_optional};
+use super::decode::is_optional;
 use crate::action::Actions;
-use crate::call::Arguments;
-use crate::error::ToolError;
 use crate::spec::{ActionSet, ActionSpec, ToolSpec};
-use crate::validate::CompiledSchema;
 
 // ---- The output of a polymorphic `#[tool]` impl delegates to the chosen action's.
 
@@ -88,42 +84,6 @@ pub trait ProbePlain {
 impl<T> ProbePlain for &Probe<T> {
     fn probe_actions(&self) -> Option<ActionSet> {
         None
-    }
-}
-
-/// Picked for an input type that refuses unknown members itself: one strict decode.
-pub trait ProbeStrict {
-    /// The input type.
-    type Input;
-    /// Decodes the arguments.
-    fn probe_decode(
-        &self,
-        args: &Arguments,
-        schema: &CompiledSchema,
-    ) -> Result<Self::Input, ToolError>;
-}
-impl<T: DeserializeOwned + DeniesUnknownParams> ProbeStrict for Probe<T> {
-    type Input = T;
-    fn probe_decode(&self, args: &Arguments, schema: &CompiledSchema) -> Result<T, ToolError> {
-        schema.decode_strict(args)
-    }
-}
-
-/// Picked for any other input type: the general decode, watching for unknown members.
-pub trait ProbeWatch {
-    /// The input type.
-    type Input;
-    /// Decodes the arguments.
-    fn probe_decode(
-        &self,
-        args: &Arguments,
-        schema: &CompiledSchema,
-    ) -> Result<Self::Input, ToolError>;
-}
-impl<T: DeserializeOwned> ProbeWatch for &Probe<T> {
-    type Input = T;
-    fn probe_decode(&self, args: &Arguments, schema: &CompiledSchema) -> Result<T, ToolError> {
-        schema.decode(args)
     }
 }
 

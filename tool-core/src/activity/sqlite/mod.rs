@@ -264,7 +264,7 @@ pub struct SqliteStats {
 ///
 /// ```
 /// use std::sync::Arc;
-/// use tool_core::activity::{SqliteActivityConfig, SqliteActivityStore};
+/// use tool_core::{SqliteActivityConfig, SqliteActivityStore};
 /// use tool_core::{Registry, Runtime};
 ///
 /// # tokio::runtime::Runtime::new()?.block_on(async {

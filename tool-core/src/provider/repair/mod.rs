@@ -1,16 +1,3 @@
-//! Schema-guided conversion of imported arguments (seed 001's phase 3), every change reported.
-//!
-//! XML parameters arrive as text, and models sometimes send JSON of the wrong shape (an
-//! object as a JSON string, `"5"` for a number, one value where a list is expected, `null`
-//! for a parameter strict mode made nullable). The importer fits such values to the tool's
-//! canonical schema and lists each change as a [`Repair`], so a host can log or refuse them;
-//! nothing is guessed silently. A value that cannot be converted is left as it was, and
-//! validation reports it to the model.
-//!
-//! What counts as a repair: every value whose JSON type differs from what the model wrote.
-//! For XML that includes `42` read as a number; the list of tags of an array parameter *is*
-//! the array (the documented syntax) and is not a repair.
-
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -81,6 +68,19 @@ impl std::fmt::Display for RepairKind {
 }
 
 /// One change the importer made to a call's arguments.
+///
+/// Schema-guided conversion of imported arguments (seed 001's phase 3), every change reported.
+///
+/// XML parameters arrive as text, and models sometimes send JSON of the wrong shape (an
+/// object as a JSON string, `"5"` for a number, one value where a list is expected, `null`
+/// for a parameter strict mode made nullable). The importer fits such values to the tool's
+/// canonical schema and lists each change as a [`Repair`], so a host can log or refuse them;
+/// nothing is guessed silently. A value that cannot be converted is left as it was, and
+/// validation reports it to the model.
+///
+/// What counts as a repair: every value whose JSON type differs from what the model wrote.
+/// For XML that includes `42` read as a number; the list of tags of an array parameter *is*
+/// the array (the documented syntax) and is not a repair.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Repair {

@@ -1,5 +1,5 @@
 //! Permission rules for the standard tools: what runs without asking, what asks the user
-//! first, what never runs ([`tool_core::policy`] has the grammar and the order: deny beats
+//! first, what never runs ([`tool_core::Rule`] has the grammar and the order: deny beats
 //! ask beats allow; without a matching rule a tool's declaration decides).
 //!
 //! What a rule's argument specifier means, by tool:
@@ -70,7 +70,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
-use tool_core::policy::{CallPolicy, Effect, Match, PolicyCall, PolicyDecision, Rule, decide};
+use tool_core::{CallPolicy, Effect, Match, PolicyCall, PolicyDecision, Rule, decide};
 use tool_core::{Registry, ToolSpec};
 
 use crate::shell::ShellConfig;

@@ -1,5 +1,5 @@
 //! A call's scope: the narrowest `allow` rules that let it run and no call that does something
-//! else ([`CallPolicy::scope`](tool_core::policy::CallPolicy::scope)). What "allow for this
+//! else ([`CallPolicy::scope`](tool_core::CallPolicy::scope)). What "allow for this
 //! session" grants and what a refusal suggests adding to the file.
 //!
 //! - `bash`: a rule per simple command of the line. A command whose every form only reads
@@ -13,7 +13,7 @@
 //! - Other tools with actions: `tool(action)`. Tools without: none (the whole tool).
 
 use serde_json::Value;
-use tool_core::policy::PolicyCall;
+use tool_core::PolicyCall;
 
 use super::is_path_tool;
 use super::subjects::{named_paths, resolved};

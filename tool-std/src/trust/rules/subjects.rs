@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use tool_core::policy::{Effect, Match, PolicyCall};
+use tool_core::{Effect, Match, PolicyCall};
 
 use super::{Pattern, is_path_tool};
 use crate::trust::command::{CommandLine, wildcard};

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use tool_core::policy::Effect;
+use tool_core::Effect;
 use tool_core::{ApproveAll, Registry, Runtime, ToolCall};
 
 use super::StandardPolicy;
