@@ -14,6 +14,7 @@ mod approval;
 mod args;
 mod config;
 mod host;
+mod language_servers;
 mod logs;
 mod reload;
 mod serve;
@@ -342,11 +343,14 @@ async fn call(
     };
     approval::hide_denied(&policy, &workspace);
     let registry = Arc::new(registry);
+    let (code_config, servers) = language_servers::services(config, &shell);
     let mut builder = Runtime::builder(registry.clone())
         .service(Arc::new(web))
         .service(Arc::new(host::search_config(options)))
         .service(workspace)
-        .service(shell);
+        .service(shell)
+        .service(code_config)
+        .service(servers);
     builder = builder.policy(policy);
     let agent = if store_needed {
         match prompt_context(options).await {
@@ -388,6 +392,8 @@ async fn call(
     let session = runtime.session_with(session_config);
     let arguments = arguments.unwrap_or_else(|| "{}".to_owned());
     let outcome = session.call(ToolCall::new("cli", name, arguments)).await;
+    // The servers the call started end with it.
+    language_servers::shutdown_all().await;
     if let Err(e) = print_json(&outcome.to_json()) {
         return fail(2, &e);
     }

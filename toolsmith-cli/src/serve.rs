@@ -146,6 +146,7 @@ fn build_runtime(
     parts: Parts,
     principal: Option<&str>,
 ) -> Result<Unbuilt, String> {
+    let (code_config, servers) = crate::language_servers::services(config, &parts.shell);
     let shell = Arc::new(parts.shell);
     let rules = config.rule_sections(principal);
     let policy = approval::policy(
@@ -164,6 +165,8 @@ fn build_runtime(
         .service(Arc::new(host::search_config(options)))
         .service(parts.workspace)
         .service(shell)
+        .service(code_config)
+        .service(servers)
         .service(Arc::new(parts.prompts));
     builder = builder.policy(policy);
     builder = if options.approve {
@@ -419,6 +422,11 @@ pub(crate) async fn serve(
         None => serve_stdio(runtime, serve_options, side, token).await,
         Some(addr) => serve_http(runtime, serve_options, addr, token, activity_page).await,
     };
+    // The language servers stop with it, asked to (`shutdown`, `exit`), then ended.
+    let stopped = crate::language_servers::shutdown_all().await;
+    if stopped > 0 {
+        notice(&format!("stopped {stopped} language server(s)"));
+    }
     // The background processes die with the server, each with its whole group.
     let ended = tool_std::shell::Processes::global().end_all().await;
     if ended > 0 {

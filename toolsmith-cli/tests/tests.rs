@@ -23,6 +23,7 @@ mod cli {
     mod agents;
     mod aliases;
     mod background;
+    mod code;
     mod commands;
     mod config;
     mod config_found;

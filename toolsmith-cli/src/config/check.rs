@@ -82,10 +82,11 @@ impl Config {
         if let Some(k) = f.serve.as_ref().and_then(|s| s.approval_key.as_ref()) {
             self.check_token(k, out);
         }
+        self.check_code(out);
         self.check_principals(out);
     }
 
-    fn report(
+    pub(super) fn report(
         &self,
         out: &mut Vec<(usize, ConfigError)>,
         span: std::ops::Range<usize>,
@@ -94,7 +95,12 @@ impl Config {
         out.push((span.start, self.error_at(span, message)));
     }
 
-    fn positive(&self, value: &Spanned<f64>, message: &str, out: &mut Vec<(usize, ConfigError)>) {
+    pub(super) fn positive(
+        &self,
+        value: &Spanned<f64>,
+        message: &str,
+        out: &mut Vec<(usize, ConfigError)>,
+    ) {
         if !(value.get_ref().is_finite() && *value.get_ref() > 0.0) {
             self.report(out, value.span(), message);
         }

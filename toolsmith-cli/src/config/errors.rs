@@ -7,7 +7,7 @@ use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use super::file::ConfigFile;
-use super::keys;
+use super::message;
 
 /// The most mistakes reported for one file.
 pub(crate) const MAX_ERRORS: usize = 20;
@@ -44,7 +44,7 @@ pub(crate) fn shape(text: &str) -> (Option<ConfigFile>, Vec<Mistake>) {
         let path = at.and_then(|at| take_out(doc.get_mut(), at, ""));
         mistakes.push(Mistake {
             at,
-            message: keys::message(path.as_deref(), error.message()),
+            message: message::message(path.as_deref(), error.message()),
         });
         if path.is_none() || mistakes.len() >= MAX_ERRORS {
             return (None, mistakes);

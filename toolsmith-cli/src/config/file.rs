@@ -1,6 +1,7 @@
 //! The file's shape, as serde reads it: every key [`super::keys::KEYS`] documents, and no
 //! other.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::Deserialize;
@@ -25,6 +26,7 @@ pub(crate) struct ConfigFile {
     pub(crate) bash: Option<BashSection>,
     pub(crate) web: Option<WebSection>,
     pub(crate) search: Option<SearchSection>,
+    pub(crate) code: Option<CodeSection>,
     pub(crate) rules: Option<RulesSection>,
     pub(crate) serve: Option<ServeSection>,
     #[serde(default, rename = "principal")]
@@ -79,6 +81,26 @@ pub(crate) struct SelectSection {
 #[serde(deny_unknown_fields)]
 pub(crate) struct SearchSection {
     pub(crate) max_file_bytes: Option<Spanned<u64>>,
+}
+
+/// `[code]`: the `code` tool's language servers and limits.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CodeSection {
+    pub(crate) enabled: Option<bool>,
+    /// `[code.servers]`: a language's server command (program first; `[]` turns it off).
+    pub(crate) servers: Option<BTreeMap<String, Spanned<Vec<String>>>>,
+    /// `[code.extensions]`: more file extensions, each a language's.
+    pub(crate) extensions: Option<BTreeMap<String, Spanned<String>>>,
+    pub(crate) max_servers: Option<Spanned<usize>>,
+    /// Seconds.
+    pub(crate) idle_timeout: Option<Spanned<f64>>,
+    /// Seconds.
+    pub(crate) start_timeout: Option<Spanned<f64>>,
+    /// Seconds.
+    pub(crate) edit_wait: Option<Spanned<f64>>,
+    /// Host variables servers get beside the defaults.
+    pub(crate) env_allow: Option<Vec<String>>,
 }
 
 /// `[web]`.

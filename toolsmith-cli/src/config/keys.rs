@@ -1,6 +1,6 @@
 //! Every key of `toolsmith.toml`, documented once: what it takes, an example, and the flag it
 //! stands for. The README's table is checked against this list, and a key's error message is
-//! written from it in plain words.
+//! written from it in plain words (`message.rs`).
 
 /// One key of the file.
 #[derive(Debug, Clone, Copy)]
@@ -183,6 +183,55 @@ pub(crate) const KEYS: &[Key] = &[
         "--search-max-file-bytes",
     ),
     key(
+        "code.enabled",
+        "true or false (false switches the code tool off)",
+        "true",
+        "",
+    ),
+    key(
+        "code.servers.*",
+        "a language's server command: a list, the program first (`[]` turns the language \
+         off; a relative program path is relative to the file)",
+        r#"["clangd", "--background-index"]"#,
+        "",
+    ),
+    key(
+        "code.extensions.*",
+        "a file extension's language (a language of `code.servers` or a known one)",
+        r#""python""#,
+        "",
+    ),
+    key(
+        "code.max_servers",
+        "a whole number of servers running at once, at least 1",
+        "6",
+        "",
+    ),
+    key(
+        "code.idle_timeout",
+        "a positive number of seconds (at most a week) a server may go unused",
+        "600",
+        "",
+    ),
+    key(
+        "code.start_timeout",
+        "a positive number of seconds (at most a week) a server has to start",
+        "60",
+        "",
+    ),
+    key(
+        "code.edit_wait",
+        "a number of seconds from 0 to 60 an edit's answer waits for the file's new errors",
+        "3",
+        "",
+    ),
+    key(
+        "code.env_allow",
+        "a list of host variables servers get beside the defaults (`NAME` or `PREFIX*`)",
+        r#"["CC", "CONDA_*"]"#,
+        "",
+    ),
+    key(
         "rules.allow",
         "a list of rules, each `tool` or `tool(specifier)`",
         r#"["bash(cargo test *)", "create_file(src/**)"]"#,
@@ -295,11 +344,14 @@ pub(crate) const KEYS: &[Key] = &[
 ];
 
 /// The sections (tables) of the file.
-const SECTIONS: &[&str] = &[
+pub(super) const SECTIONS: &[&str] = &[
     "select",
     "bash",
     "web",
     "search",
+    "code",
+    "code.servers",
+    "code.extensions",
     "rules",
     "serve",
     "principal",
@@ -307,7 +359,7 @@ const SECTIONS: &[&str] = &[
 ];
 
 /// `path` without `[N]` indices: `principal[2].name` is `principal.name`.
-fn generic(path: &str) -> String {
+pub(super) fn generic(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     let mut skipping = false;
     for c in path.chars() {
@@ -321,14 +373,19 @@ fn generic(path: &str) -> String {
     out
 }
 
-/// The key at `path` (indices allowed).
+/// The key at `path` (indices allowed; a table of free names, such as `code.servers.c`, is
+/// `code.servers.*`).
 pub(crate) fn find(path: &str) -> Option<&'static Key> {
     let path = generic(path);
-    KEYS.iter().find(|k| k.path == path)
+    KEYS.iter().find(|k| k.path == path).or_else(|| {
+        let (table, _) = path.rsplit_once('.')?;
+        KEYS.iter()
+            .find(|k| k.path.strip_suffix(".*") == Some(table))
+    })
 }
 
 /// The keys a table at `table` (`""` for the top level) may hold, as the file writes them.
-fn keys_of(table: &str) -> Vec<&'static str> {
+pub(super) fn keys_of(table: &str) -> Vec<&'static str> {
     let table = generic(table);
     let prefix = if table.is_empty() {
         String::new()
@@ -347,167 +404,9 @@ fn keys_of(table: &str) -> Vec<&'static str> {
     out
 }
 
-/// The plain-words message for an error serde gave at `path` (the key's path, indices
-/// included; `None` when the error is not at a key).
-pub(crate) fn message(path: Option<&str>, serde_message: &str) -> String {
-    let Some(path) = path else {
-        return serde_message.trim().to_owned();
-    };
-    // An unknown key: its name is the last part of the path.
-    if serde_message.starts_with("unknown field") {
-        let (table, name) = path.rsplit_once('.').unwrap_or(("", path));
-        let within = if table.is_empty() {
-            "the file".to_owned()
-        } else {
-            format!("[{}]", generic(table))
-        };
-        let known = keys_of(table);
-        let near = nearest(name, &known);
-        return format!(
-            "`{name}` is not a key of {within}{}; its keys: {}",
-            near.map(|n| format!(" (did you mean `{n}`?)"))
-                .unwrap_or_default(),
-            known.join(", ")
-        );
-    }
-    let leaf = path.rsplit('.').next().unwrap_or(path);
-    let found = found_of(serde_message);
-    if let Some(key) = find(path) {
-        let flag = if key.flag.is_empty() {
-            String::new()
-        } else {
-            format!(" (as {})", key.flag)
-        };
-        return format!(
-            "`{}` takes {}{flag}{}; e.g. {leaf} = {}",
-            generic(path),
-            key.takes,
-            found.map(|f| format!(", not {f}")).unwrap_or_default(),
-            key.example
-        );
-    }
-    if SECTIONS.contains(&generic(path).as_str()) {
-        let article = if generic(path) == "principal" {
-            "a list of tables ([[principal]])"
-        } else {
-            "a table"
-        };
-        return format!(
-            "`{}` is {article}{}",
-            generic(path),
-            found.map(|f| format!(", not {f}")).unwrap_or_default()
-        );
-    }
-    format!("`{path}`: {}", serde_message.trim())
-}
-
-/// What serde says it found, in words: `invalid type: string "5", expected u64` is
-/// `a string ("5")`.
-fn found_of(serde_message: &str) -> Option<String> {
-    if let Some(rest) = serde_message.strip_prefix("unknown variant ") {
-        let value = rest.split(',').next().unwrap_or(rest).trim();
-        return Some(value.replace('`', "\""));
-    }
-    let rest = serde_message.strip_prefix("invalid type: ")?;
-    let what = rest.split(", expected").next().unwrap_or(rest).trim();
-    let (kind, value) = what.split_once(' ').unwrap_or((what, ""));
-    let kind = match kind {
-        "string" => "a string",
-        "integer" => "a whole number",
-        "floating" => "a number with a fraction",
-        "boolean" => "true or false",
-        "sequence" => "a list",
-        "map" => "a table",
-        other => other,
-    };
-    let value = value.trim_start_matches("point").trim();
-    Some(if value.is_empty() || kind == "true or false" {
-        kind.to_owned()
-    } else {
-        format!("{kind} ({value})")
-    })
-}
-
-/// The known key closest to `name` (at most two edits away).
-fn nearest<'a>(name: &str, known: &[&'a str]) -> Option<&'a str> {
-    known
-        .iter()
-        .map(|k| (edits(name, k), *k))
-        .filter(|(d, _)| *d <= 2)
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k)
-}
-
-/// Levenshtein distance.
-fn edits(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut prev = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let here = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb))
-                .min(row[j] + 1)
-                .min(row[j + 1] + 1);
-            prev = here;
-        }
-    }
-    row[b.len()]
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn messages_name_the_key_what_it_takes_and_what_was_found() {
-        let m = message(
-            Some("bash.timeout"),
-            "invalid type: string \"5\", expected u64",
-        );
-        assert_eq!(
-            m,
-            "`bash.timeout` takes a whole number of seconds, at least 1 (as --bash-timeout), \
-             not a string (\"5\"); e.g. timeout = 10"
-        );
-        let m = message(
-            Some("bash.sandbox"),
-            "unknown variant `maybe`, expected `on` or `off`",
-        );
-        assert!(
-            m.contains(r#"takes "on" or "off""#) && m.contains(r#"not "maybe""#),
-            "{m}"
-        );
-        let m = message(
-            Some("bash.timeot"),
-            "unknown field `timeot`, expected one of ...",
-        );
-        assert!(
-            m.starts_with("`timeot` is not a key of [bash] (did you mean `timeout`?)"),
-            "{m}"
-        );
-        let m = message(Some("rootz"), "unknown field `rootz`");
-        assert!(
-            m.contains("(did you mean `roots`?)") && m.contains("its keys: roots,"),
-            "{m}"
-        );
-        let m = message(Some("principal[1].rules.alow"), "unknown field `alow`");
-        assert!(
-            m.contains("not a key of [principal.rules] (did you mean `allow`?)"),
-            "{m}"
-        );
-        let m = message(
-            Some("roots"),
-            "invalid type: string \".\", expected a sequence",
-        );
-        assert!(
-            m.contains("takes a list of directories") && m.contains("not a string"),
-            "{m}"
-        );
-        let m = message(Some("bash"), "invalid type: integer `3`, expected a table");
-        assert_eq!(m, "`bash` is a table, not a whole number (`3`)");
-    }
 
     /// The README's table of keys, as [`KEYS`] has them.
     fn table() -> String {

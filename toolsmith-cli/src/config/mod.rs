@@ -1,5 +1,6 @@
 //! `toolsmith.toml`: what the flags hold (roots, stores, agent, selection, bash, web and
-//! serve settings), plus the permission rules and the principals with their tokens.
+//! serve settings), the `code` tool's language servers, plus the permission rules and the
+//! principals with their tokens.
 //!
 //! **Where it is found**: `--config PATH`; else `./toolsmith.toml`; else `toolsmith.toml` in
 //! the first root the command line names (`--root`), so that a host starting the server from
@@ -22,6 +23,9 @@
 //! [web]
 //! searxng_url = "http://127.0.0.1:8888"
 //!
+//! [code.servers]
+//! c = ["clangd", "--background-index"]
+//!
 //! [rules]
 //! allow = ["bash(cargo test*)", "create_file(src/**)", "web(fetch:docs.rs)"]
 //! ask = ["bash(git push*)"]
@@ -38,9 +42,11 @@
 //! Relative paths in the file are relative to the file's directory.
 
 mod check;
+mod code;
 mod errors;
 mod file;
 pub(crate) mod keys;
+mod message;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};

@@ -41,6 +41,24 @@ const MALFORMED: &[(&str, &str, usize, &str)] = &[
     ),
     ("zero timeout", "[bash]\nmax_timeout = 0\n", 2, "at least 1"),
     (
+        "unknown key under [code]",
+        "[code]\nmax_servers = 2\nidel_timeout = 60\n",
+        3,
+        "`idel_timeout` is not a key of [code] (did you mean `idle_timeout`?); its keys: enabled, servers,",
+    ),
+    (
+        "a server command as a string",
+        "[code.servers]\nc = \"clangd --background-index\"\n",
+        2,
+        "`code.servers.c` takes a language's server command: a list, the program first",
+    ),
+    (
+        "a server for a language no file is of",
+        "[code.servers]\ncobol = [\"cobol-ls\"]\n",
+        2,
+        "no file is of language `cobol`",
+    ),
+    (
         "bad network host",
         "[bash]\nnetwork_hosts = [\n  \"crates.io\",\n  \"::1\",\n]\n",
         4,
