@@ -133,7 +133,8 @@ pub(crate) fn have_server(program: &str) -> bool {
         .is_ok_and(|s| s.success());
     if !works {
         eprintln!(
-            "skipped: the language server `{program}` is not installed (.ci/run installs it)"
+            "skipped: the language server `{program}` is not installed or does not run (.ci/run \
+             installs clangd and pylsp; rust-analyzer is tested where its rustup component is)"
         );
     }
     works
