@@ -131,7 +131,7 @@ fn agents_shows_and_edits_enabled_tools() {
         !tools.contains(&json!("bash")) && tools.contains(&json!("grep")),
         "{sage}"
     );
-    assert_eq!(tools.len(), 17, "{sage}");
+    assert_eq!(tools.len(), 18, "{sage}");
 
     // A second agent, created by its first edit; the list shows both.
     let out = agents(d, &["--agent", "Oracle", "agents", "--set-tools", "web"]);
@@ -241,7 +241,7 @@ fn an_agent_is_offered_and_may_call_only_its_enabled_tools() {
 
     // An agent without a list has every tool; without --agent, no agent narrows anything.
     let out = toolsmith_in(d, &["--agent", "Nobody", "list"]);
-    assert_eq!(listed(&out, "json").len(), 18);
+    assert_eq!(listed(&out, "json").len(), 19);
     let out = toolsmith_in(
         d,
         &[

@@ -50,7 +50,7 @@ fn list_filters_by_toolset_and_mode() {
         "{err}"
     );
     assert!(
-        err.contains("the toolsets: file, plan, prompt, search, shell, web"),
+        err.contains("the toolsets: code, file, plan, prompt, search, shell, web"),
         "{err}"
     );
     let out = toolsmith(&["list", "--mode", "mcp"]);

@@ -155,7 +155,7 @@ fn unknown_names_and_toolsets_are_usage_errors_listing_the_valid_ones() {
             "{err}"
         );
         assert!(
-            err.contains("the toolsets: file, plan, prompt, search, shell, web"),
+            err.contains("the toolsets: code, file, plan, prompt, search, shell, web"),
             "{err}"
         );
         assert!(err.contains("delete_file, edit_lines, glob"), "{err}");
