@@ -12,7 +12,8 @@ use lsp_types::{
     CallHierarchyPrepareParams, Diagnostic, DiagnosticSeverity, DocumentSymbol,
     DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse,
     HoverContents, HoverParams, Location, MarkedString, Position, ReferenceContext,
-    ReferenceParams, SymbolKind, TextDocumentIdentifier, TextDocumentPositionParams,
+    ReferenceParams, SymbolInformation, SymbolKind, TextDocumentIdentifier,
+    TextDocumentPositionParams,
 };
 use tool_core::ToolError;
 
@@ -236,16 +237,7 @@ impl Call<'_> {
         match answer {
             None => {}
             Some(DocumentSymbolResponse::Flat(list)) => {
-                for s in list {
-                    let text = symbol_text(s.kind, &s.name, s.container_name.as_deref(), None);
-                    let at = s.location.range.start;
-                    items.extend(places.item(
-                        &s.location.uri,
-                        at.line,
-                        Some(at.character),
-                        Some(text),
-                    ));
-                }
+                items.extend(list.iter().filter_map(|s| flat_symbol(&mut places, s)));
             }
             Some(DocumentSymbolResponse::Nested(list)) => {
                 let mut flat = Vec::new();
@@ -376,6 +368,13 @@ impl Call<'_> {
         };
         self.finish("calls", &opened, items, page, &what, hidden)
     }
+}
+
+/// A symbol of a flat list (`SymbolInformation`) as an item of the answer.
+pub(crate) fn flat_symbol(places: &mut Places<'_>, s: &SymbolInformation) -> Option<CodeItem> {
+    let text = symbol_text(s.kind, &s.name, s.container_name.as_deref(), None);
+    let at = s.location.range.start;
+    places.item(&s.location.uri, at.line, Some(at.character), Some(text))
 }
 
 /// A symbol as a line shows it: `function add`, `method Circle.area: (self) -> float`.

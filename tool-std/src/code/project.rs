@@ -12,7 +12,7 @@ use lsp_types::{
 };
 use tool_core::ToolError;
 
-use super::actions::{Page, flatten, symbol_text};
+use super::actions::{Page, flat_symbol, flatten, symbol_text};
 use super::answer::{CodeItem, CodeResults};
 use super::call::{Call, Opened};
 
@@ -59,16 +59,7 @@ impl Call<'_> {
         match answer {
             None => {}
             Some(WorkspaceSymbolResponse::Flat(list)) => {
-                for s in list {
-                    let text = symbol_text(s.kind, &s.name, s.container_name.as_deref(), None);
-                    let at = s.location.range.start;
-                    items.extend(places.item(
-                        &s.location.uri,
-                        at.line,
-                        Some(at.character),
-                        Some(text),
-                    ));
-                }
+                items.extend(list.iter().filter_map(|s| flat_symbol(&mut places, s)));
             }
             Some(WorkspaceSymbolResponse::Nested(list)) => {
                 for s in list {
@@ -130,19 +121,10 @@ impl Call<'_> {
             match answer {
                 None => {}
                 Some(DocumentSymbolResponse::Flat(list)) => {
-                    for s in list
+                    let matching = list
                         .iter()
-                        .filter(|s| s.name.to_lowercase().contains(&wanted))
-                    {
-                        let text = symbol_text(s.kind, &s.name, s.container_name.as_deref(), None);
-                        let at = s.location.range.start;
-                        items.extend(places.item(
-                            &s.location.uri,
-                            at.line,
-                            Some(at.character),
-                            Some(text),
-                        ));
-                    }
+                        .filter(|s| s.name.to_lowercase().contains(&wanted));
+                    items.extend(matching.filter_map(|s| flat_symbol(&mut places, s)));
                 }
                 Some(DocumentSymbolResponse::Nested(list)) => {
                     let mut flat = Vec::new();
