@@ -61,7 +61,7 @@ impl InFlight {
     pub(crate) fn try_admit(&self, id: &RequestId, len: usize) -> bool {
         match self.budget.clone().try_acquire_many_owned(self.units(len)) {
             Ok(permit) => {
-                self.held().entry(id.clone()).or_default().push(permit);
+                self.hold(id, permit);
                 true
             }
             Err(_) => false,
@@ -79,8 +79,12 @@ impl InFlight {
             .acquire_many_owned(self.units(len))
             .await
         {
-            self.held().entry(id.clone()).or_default().push(permit);
+            self.hold(id, permit);
         }
+    }
+
+    fn hold(&self, id: &RequestId, permit: OwnedSemaphorePermit) {
+        self.held().entry(id.clone()).or_default().push(permit);
     }
 
     /// The request `id` was answered (or cancelled): its room is free again.

@@ -102,15 +102,16 @@ where
 
     /// Hands an answer of the transport's own to a writer task, once there is room for one.
     async fn send_unsent(&mut self) {
-        let Some(answer) = &self.unsent else {
+        if self.unsent.is_none() {
             return;
-        };
+        }
         // The semaphore is never closed; a dropped wait leaves the answer in `unsent`.
         let Ok(permit) = self.writers.clone().acquire_owned().await else {
             return;
         };
-        let line = answer.clone();
-        self.unsent = None;
+        let Some(line) = self.unsent.take() else {
+            return;
+        };
         let write = self.write.clone();
         tokio::spawn(async move {
             let _permit = permit;
