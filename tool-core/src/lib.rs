@@ -107,6 +107,8 @@ pub mod http;
 pub mod mcp;
 mod output;
 mod policy;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod provider;
 mod registry;
 mod render;
@@ -119,19 +121,21 @@ pub mod testing;
 mod tool;
 mod trace;
 mod validate;
+mod windows;
 
 pub use action::{Actions, Choice};
-#[cfg(feature = "sqlite")]
-pub use activity::{
-    ABANDONED, ActivityStoreError, DEFAULT_SQLITE_GATHER, DEFAULT_SQLITE_MAX_AGE,
-    DEFAULT_SQLITE_MAX_BYTES, DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig,
-    SqliteActivityStore, SqliteStats,
-};
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub use activity::ABANDONED;
 pub use activity::{
     ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Allowed,
     Conversation, DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore,
     MAX_CONVERSATION_FIELD_BYTES, MAX_DEFERRED_CALLS, MAX_FAILED_INPUT_BYTES, MAX_PREVIEW_BYTES,
     MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES, record_input, result_preview,
+};
+#[cfg(feature = "sqlite")]
+pub use activity::{
+    ActivityStoreError, DEFAULT_SQLITE_GATHER, DEFAULT_SQLITE_MAX_AGE, DEFAULT_SQLITE_MAX_BYTES,
+    DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig, SqliteActivityStore, SqliteStats,
 };
 pub use approval::{
     ApprovalDecision, ApprovalRequest, ApproveAll, ApprovedBy, Approver, DenyAll, FnApprover,
@@ -166,6 +170,7 @@ pub use trace::{BadTraceparent, CALL_TARGET, MAX_TRACED_CONTENT_BYTES, TraceCont
 pub use validate::{
     CompiledSchema, MAX_INPUT_EXAMPLES, MAX_PROBLEMS, example_call, input_examples, nearest,
 };
+pub use windows::{RateDecision, RateWindows};
 
 /// A shorthand for a tool's result.
 pub type ToolResult<T> = Result<T, ToolError>;

@@ -14,6 +14,10 @@ mod activity {
     #[cfg(feature = "mcp")]
     mod browser;
     mod lifecycle;
+    #[cfg(all(feature = "postgres", feature = "testing"))]
+    mod postgres;
+    #[cfg(all(feature = "postgres", feature = "testing"))]
+    mod postgres_shared;
     #[cfg(feature = "sqlite")]
     mod sqlite;
     #[cfg(feature = "http")]

@@ -1,3 +1,5 @@
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub(crate) mod apply;
 pub(crate) mod bound;
 mod conversation;
 mod deferred;
@@ -15,9 +17,8 @@ pub(crate) use guard::ActivityGuard;
 pub use memory::{DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore};
 #[cfg(feature = "sqlite")]
 pub use sqlite::{
-    ABANDONED, ActivityStoreError, DEFAULT_SQLITE_GATHER, DEFAULT_SQLITE_MAX_AGE,
-    DEFAULT_SQLITE_MAX_BYTES, DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig,
-    SqliteActivityStore, SqliteStats,
+    ActivityStoreError, DEFAULT_SQLITE_GATHER, DEFAULT_SQLITE_MAX_AGE, DEFAULT_SQLITE_MAX_BYTES,
+    DEFAULT_SQLITE_MAX_RECORDS, SqliteActivityConfig, SqliteActivityStore, SqliteStats,
 };
 
 use std::sync::Arc;
@@ -30,6 +31,12 @@ use serde_json::{Map, Value};
 use crate::approval::ApprovedBy;
 use crate::call::Arguments;
 use crate::output::ToolOutput;
+
+/// The error a call left open by a server that stopped is closed with (by the SQLite store
+/// when the next process opens the file, by the Postgres store when the replica's lease runs
+/// out).
+#[cfg(any(feature = "sqlite", feature = "postgres"))]
+pub const ABANDONED: &str = "the server running this call stopped before it finished";
 
 /// The next activity id's number, shared by every runtime of the process.
 static NEXT_ACTIVITY: AtomicU64 = AtomicU64::new(1);

@@ -51,17 +51,23 @@ pub(crate) struct Asking {
 impl Asking {
     /// `secret` (any length; none: a random key, good for one process only) and where used
     /// approvals are recorded (none: in memory).
-    pub(crate) fn new(secret: Option<&[u8]>, used: Option<PathBuf>) -> std::io::Result<Asking> {
+    /// A shared `store` takes precedence over `dir`.
+    pub(crate) fn new(
+        secret: Option<&[u8]>,
+        dir: Option<PathBuf>,
+        store: Option<Arc<dyn UsedApprovalStore>>,
+    ) -> std::io::Result<Asking> {
         let key = match secret {
             Some(s) => sha256(&[b"toolsmith/mcp/approval-state/v1\0".as_slice(), s].concat()),
             None => random_bytes()?,
         };
-        let used = match used {
-            Some(dir) => {
+        let used = match (store, dir) {
+            (Some(store), _) => UsedApprovals::Shared(store),
+            (None, Some(dir)) => {
                 std::fs::create_dir_all(&dir)?;
                 UsedApprovals::Dir(dir)
             }
-            None => UsedApprovals::Memory(Mutex::default()),
+            (None, None) => UsedApprovals::Memory(Mutex::default()),
         };
         Ok(Asking { key, used })
     }
@@ -332,7 +338,7 @@ impl RoundTripApprover {
     /// brought `state` and `responses` (none on a first call). A state that holds for this
     /// call and comes with an answer is used here, before the call runs, so that the call
     /// can go on with the record of the one that asked.
-    pub(crate) fn new(
+    pub(crate) async fn new(
         asking: Arc<Asking>,
         principal: Option<&str>,
         (tool, arguments): (&str, &Value),
@@ -353,10 +359,13 @@ impl RoundTripApprover {
                     match responses.and_then(|mut r| r.remove(APPROVAL_INPUT)) {
                         // Used once, whatever the user chose: a denial cannot be retried into
                         // an approval.
-                        Some(answer) if asking.used.consume(&state.nonce, state.expires) => {
-                            Retry::Answered(state, answer)
+                        Some(answer) => {
+                            if asking.used.consume(&state.nonce, state.expires).await {
+                                Retry::Answered(state, answer)
+                            } else {
+                                Retry::Bad
+                            }
                         }
-                        Some(_) => Retry::Bad,
                         // The client called again without the answer: asked again.
                         None => Retry::Unanswered(state),
                     }
@@ -458,6 +467,18 @@ impl Approver for RoundTripApprover {
     }
 }
 
+/// Where a server records the approval states it has used (2026-07-28's round trips), so that
+/// no state approves twice: with several replicas, a store they all reach
+/// ([`ServeOptions::used_approval_store`](super::ServeOptions::used_approval_store)). The
+/// Postgres store (`postgres::PostgresStore`, feature `postgres`) is one.
+#[async_trait::async_trait]
+pub trait UsedApprovalStore: Send + Sync + std::fmt::Debug + 'static {
+    /// Records `nonce` as used until `expires` (seconds since the epoch): `Ok(true)` the first
+    /// time, `Ok(false)` when it was used before. `Err` says why the store could not be
+    /// reached; the approval is then refused (and asked again), never let through.
+    async fn consume(&self, nonce: &str, expires: u64) -> Result<bool, String>;
+}
+
 /// Where used approvals are recorded.
 #[derive(Debug)]
 enum UsedApprovals {
@@ -465,6 +486,8 @@ enum UsedApprovals {
     Memory(Mutex<HashMap<String, u64>>),
     /// A directory replicas share: a file per nonce, made with `O_EXCL`.
     Dir(PathBuf),
+    /// A store replicas share.
+    Shared(Arc<dyn UsedApprovalStore>),
 }
 
 /// How many expired entries one use may sweep from the directory.
@@ -472,7 +495,7 @@ const MAX_SWEEP: usize = 256;
 
 impl UsedApprovals {
     /// Records `nonce` as used; `false` when it was already.
-    fn consume(&self, nonce: &str, expires: u64) -> bool {
+    async fn consume(&self, nonce: &str, expires: u64) -> bool {
         if nonce.is_empty() || !nonce.bytes().all(|b| b.is_ascii_hexdigit()) {
             return false;
         }
@@ -497,6 +520,17 @@ impl UsedApprovals {
                     .open(dir.join(nonce))
                     .is_ok()
             }
+            UsedApprovals::Shared(store) => match store.consume(nonce, expires).await {
+                Ok(fresh) => fresh,
+                Err(e) => {
+                    tracing::warn!(
+                        target: "toolsmith::mcp",
+                        "an approval was refused: the record of used approvals cannot be \
+                         reached ({e})"
+                    );
+                    false
+                }
+            },
         }
     }
 }

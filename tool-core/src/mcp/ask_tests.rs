@@ -200,8 +200,8 @@ fn argument_hashes_ignore_key_order_only() {
     assert_ne!(a, c);
 }
 
-#[test]
-fn a_nonce_is_used_once_in_memory_and_in_a_directory() {
+#[tokio::test]
+async fn a_nonce_is_used_once_in_memory_and_in_a_directory() {
     let dir = std::env::temp_dir().join(format!("toolsmith-used-{}", std::process::id()));
     for used in [
         UsedApprovals::Memory(Mutex::default()),
@@ -210,10 +210,10 @@ fn a_nonce_is_used_once_in_memory_and_in_a_directory() {
             dir.clone()
         }),
     ] {
-        assert!(used.consume("abcd", now_secs() + 60));
-        assert!(!used.consume("abcd", now_secs() + 60));
-        assert!(used.consume("abce", now_secs() + 60));
-        assert!(!used.consume("../etc", now_secs() + 60));
+        assert!(used.consume("abcd", now_secs() + 60).await);
+        assert!(!used.consume("abcd", now_secs() + 60).await);
+        assert!(used.consume("abce", now_secs() + 60).await);
+        assert!(!used.consume("../etc", now_secs() + 60).await);
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -115,6 +115,7 @@ impl Shared {
             let asking = Asking::new(
                 options.approval_key.as_deref(),
                 options.used_approvals.clone(),
+                options.used_approval_store.clone(),
             )?;
             Some(Arc::new(asking))
         } else {
@@ -435,8 +436,10 @@ impl ServerHandler for McpHandler {
         let mut options = CallOptions::new()
             .cancel(cancel.clone())
             .conversation(self.conversation(&context, principal.as_ref()));
-        // A call that asks for approval asks the client's user, where the client can.
-        let mut round_trip = None;
+        // A call that asks for approval asks the client's user, where the client can:
+        // through a round trip (2026-07-28), whose state is checked against the used ones when
+        // the call runs, or by asking the peer.
+        let mut asks_back = None;
         if let Some(asking) = &self.shared.asking
             && can_ask(context.client_capabilities().as_ref())
         {
@@ -445,18 +448,7 @@ impl ServerHandler for McpHandler {
                 .as_ref()
                 .is_some_and(|v| *v >= ProtocolVersion::V_2026_07_28)
             {
-                let approver = Arc::new(RoundTripApprover::new(
-                    asking.clone(),
-                    principal.as_deref(),
-                    (&tool, arguments_of(&call)),
-                    state,
-                    responses,
-                ));
-                // A retry with the user's answer goes on with the record of the call that
-                // asked: the asking round is one record.
-                options.continues = approver.continues();
-                options.approver = Some(approver.clone());
-                round_trip = Some(approver);
+                asks_back = Some((asking.clone(), state, responses));
             } else {
                 options.approver = Some(Arc::new(PeerApprover {
                     peer: context.peer.clone(),
@@ -469,19 +461,34 @@ impl ServerHandler for McpHandler {
         }
         // The client's trace (`_meta.traceparent`, SEP-414): the call's span joins it.
         options.trace_context = trace_context(&context.meta);
-        // The call's future is boxed: rmcp spawns this future for the request and tokio moves
-        // it whole several times, so it should hold a pointer to the call, not the call.
-        let outcome: BoxFuture<'_, CallOutcome> = match progress {
-            None => Box::pin(async move { session.call_with(call, options).await }),
-            Some(token) => Box::pin(Self::call_reporting_progress(
-                session,
-                call,
-                options,
-                token,
-                context.peer,
-            )),
-        };
+        let peer = context.peer;
         async move {
+            let mut round_trip = None;
+            if let Some((asking, state, responses)) = asks_back {
+                let approver = Arc::new(
+                    RoundTripApprover::new(
+                        asking,
+                        principal.as_deref(),
+                        (&tool, arguments_of(&call)),
+                        state,
+                        responses,
+                    )
+                    .await,
+                );
+                // A retry with the user's answer goes on with the record of the call that
+                // asked: the asking round is one record.
+                options.continues = approver.continues();
+                options.approver = Some(approver.clone());
+                round_trip = Some(approver);
+            }
+            // The call's future is boxed: tokio moves this future whole several times, so it
+            // should hold a pointer to the call, not the call.
+            let outcome: BoxFuture<'_, CallOutcome> = match progress {
+                None => Box::pin(async move { session.call_with(call, options).await }),
+                Some(token) => Box::pin(Self::call_reporting_progress(
+                    session, call, options, token, peer,
+                )),
+            };
             let outcome = match drain.enter() {
                 None => {
                     drop(outcome);

@@ -165,6 +165,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use ask::{
     APPROVAL_INPUT, APPROVAL_STATE_TTL, APPROVAL_TIMEOUT, MAX_SESSION_GRANTS, MAX_USED_APPROVALS,
+    UsedApprovalStore,
 };
 pub use drain::DRAIN_TIMEOUT;
 pub use frames::MAX_FRAME_BYTES;
@@ -228,6 +229,9 @@ pub struct ServeOptions {
     /// A directory, shared by replicas, where used approval states are recorded so that none
     /// approves twice (none: in memory, for one process).
     pub used_approvals: Option<std::path::PathBuf>,
+    /// A store, shared by replicas, where used approval states are recorded; it takes
+    /// precedence over [`used_approvals`](Self::used_approvals).
+    pub used_approval_store: Option<Arc<dyn UsedApprovalStore>>,
 }
 
 impl ServeOptions {
@@ -258,6 +262,7 @@ impl ServeOptions {
             ask_clients: true,
             approval_key: None,
             used_approvals: None,
+            used_approval_store: None,
         }
     }
 
@@ -300,6 +305,13 @@ impl ServeOptions {
     /// Records used approval states in `dir` ([`used_approvals`](Self::used_approvals)).
     pub fn used_approvals(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
         self.used_approvals = Some(dir.into());
+        self
+    }
+
+    /// Records used approval states in `store`, which replicas share
+    /// ([`used_approval_store`](Self::used_approval_store)).
+    pub fn used_approval_store(mut self, store: Arc<dyn UsedApprovalStore>) -> Self {
+        self.used_approval_store = Some(store);
         self
     }
 

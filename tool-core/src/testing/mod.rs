@@ -43,6 +43,8 @@ mod harness;
 #[cfg(feature = "mcp")]
 mod mcp;
 mod model;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 mod rules;
 mod surface;
 

@@ -4,8 +4,6 @@ mod owner;
 mod rows;
 mod writer;
 
-pub use owner::ABANDONED;
-
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{SyncSender, TrySendError};
@@ -447,7 +445,7 @@ impl SqliteActivityStore {
     }
 
     /// How many records left `in_progress` by processes that have died (killed outright,
-    /// crashed) were closed as `failure` with [`ABANDONED`] when the store was opened. A
+    /// crashed) were closed as `failure` with [`ABANDONED`](crate::ABANDONED) when the store was opened. A
     /// record of a process that still runs is left to it.
     pub fn closed_abandoned(&self) -> u64 {
         self.shared.abandoned

@@ -15,8 +15,7 @@ use std::sync::OnceLock;
 
 use rusqlite::{Connection, params};
 
-/// The error a call left open by a process that died is closed with.
-pub const ABANDONED: &str = "the server running this call stopped before it finished";
+use crate::activity::ABANDONED;
 
 /// The most rows closed at one opening (each dead process's, in one statement).
 const MAX_DEAD_PROCESSES: usize = 1024;

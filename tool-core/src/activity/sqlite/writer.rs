@@ -8,15 +8,11 @@ use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, TransactionBehavior};
-use serde_json::Map;
 
 use super::SqliteActivityConfig;
 use super::rows;
-use crate::activity::bound::{self, MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, PREVIEW_BYTES};
-use crate::activity::{
-    ActivityRecord, ActivityStart, ActivityStatus, ActivityUpdate, Conversation,
-    MAX_RECORD_RESULT_BYTES, output_data, result_preview,
-};
+use crate::activity::apply::{begun, change, succeed};
+use crate::activity::{ActivityRecord, ActivityStart, ActivityUpdate, Conversation};
 use crate::output::ToolOutput;
 
 /// One change on its way to the file, stamped when it happened.
@@ -331,104 +327,4 @@ impl Writer {
         };
         Some(count("page_count")?.saturating_sub(count("freelist_count")?))
     }
-}
-
-/// A call's record as it began (when its start says): its arguments bounded as the
-/// in-memory store bounds them.
-fn begun(start: ActivityStart) -> ActivityRecord {
-    let input = match bound::arguments_bytes(&start.arguments, MAX_RECORD_INPUT_BYTES) {
-        Some(_) => start.input(),
-        None => bound::arguments_marker(&start.arguments, MAX_RECORD_INPUT_BYTES),
-    };
-    let mut record = ActivityRecord::new(&*start.id, &*start.name, input, start.user_facing);
-    record.data = bound::bounded_data(start.data).0;
-    record.conversation = start.conversation;
-    record.status = start.status;
-    record.allowed = start.allowed;
-    record.started_at_ms = start.started_at_ms;
-    record
-}
-
-/// Applies `update` with its parts bounded; a failed call's arguments are cut to a summary.
-fn change(record: &mut ActivityRecord, update: ActivityUpdate, at: u64) {
-    let update = match update {
-        ActivityUpdate::DisplayMessage(m) => {
-            ActivityUpdate::DisplayMessage(m.map(bound::bounded_error))
-        }
-        ActivityUpdate::MergeData(data) => ActivityUpdate::MergeData(bound::bounded_data(data).0),
-        ActivityUpdate::Summary {
-            status_line,
-            preview,
-        } => ActivityUpdate::Summary {
-            status_line: status_line.map(bound::bounded_error),
-            preview: preview.map(|p| crate::activity::preview_of(&p)),
-        },
-        ActivityUpdate::Finish {
-            status,
-            data,
-            error,
-        } => ActivityUpdate::Finish {
-            status,
-            data: data.map(|d| bound::bounded_data(d).0),
-            error: error.map(bound::bounded_error),
-        },
-        ActivityUpdate::Unanswered { error } => ActivityUpdate::Unanswered {
-            error: bound::bounded_error(error),
-        },
-        other => other,
-    };
-    let finishing = matches!(
-        update,
-        ActivityUpdate::Finish { .. } | ActivityUpdate::Unanswered { .. }
-    );
-    let was = record.status;
-    record.apply(update);
-    if finishing && record.status != was {
-        record.finished_at_ms = Some(at);
-        if record.status == ActivityStatus::Failure
-            && bound::tree_bytes(&record.input, MAX_FAILED_INPUT_BYTES).is_none()
-        {
-            let head = bound::json_head(&record.input, PREVIEW_BYTES);
-            record.input = bound::marker("arguments", None, MAX_FAILED_INPUT_BYTES, &head);
-        }
-    }
-}
-
-/// Finishes a record with a successful call's output: its status line, preview and data
-/// (a result past [`MAX_RECORD_RESULT_BYTES`] as a marker).
-fn succeed(record: &mut ActivityRecord, output: &ToolOutput, at: u64) {
-    let status = if output.is_success() {
-        ActivityStatus::Success
-    } else {
-        ActivityStatus::Failure
-    };
-    let data = match output.metered(MAX_RECORD_RESULT_BYTES, 0).len {
-        Some(_) => output_data(output),
-        None => {
-            let head = output.metered(PREVIEW_BYTES, PREVIEW_BYTES).head;
-            let mut data = Map::new();
-            data.insert(
-                "result_truncated".into(),
-                bound::marker("result", None, MAX_RECORD_RESULT_BYTES, &head),
-            );
-            data
-        }
-    };
-    change(
-        record,
-        ActivityUpdate::Summary {
-            status_line: output.status(),
-            preview: Some(result_preview(output)),
-        },
-        at,
-    );
-    change(
-        record,
-        ActivityUpdate::Finish {
-            status,
-            data: Some(data),
-            error: output.failure(),
-        },
-        at,
-    );
 }
