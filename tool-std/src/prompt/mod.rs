@@ -18,6 +18,8 @@
 //! - [`memory`]: [`MemoryAgentStore`], for tests and short-lived hosts.
 //! - [`sqlite`]: [`SqliteAgentStore`], an embedded SQLite file (WAL, busy timeout, one
 //!   `BEGIN IMMEDIATE` transaction per write), the CLI's default.
+//! - `postgres` (feature `postgres`): `PostgresAgentStore`, the agents of several replicas in
+//!   one Postgres database, beside tool-core's shared store.
 //! - [`migrate`]: [`migrate_enabled_tools`], which rewrites agents' `enabled_tools` from the old
 //!   tool names (`view_system_prompt`, `WebSearchTool`, ...) to the polymorphic tools and back,
 //!   with the renames the registered tools declare ([`ToolRenames::from_registry`]).
@@ -49,6 +51,8 @@
 pub mod context;
 pub mod memory;
 pub mod migrate;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod sqlite;
 pub mod store;
 pub mod tool;
@@ -60,6 +64,8 @@ pub use migrate::{
     AgentChange, Direction, MigrationReport, RenameError, STANDARD_RENAMES, ToolRenames,
     migrate_enabled_tools, preview_enabled_tools,
 };
+#[cfg(feature = "postgres")]
+pub use postgres::PostgresAgentStore;
 pub use sqlite::SqliteAgentStore;
 pub use store::{
     Agent, AgentStore, MAX_FORMER_NAMES, MAX_MEMORY_REFLECTION_PROMPT_CHARS, MAX_NAME_CHARS,

@@ -181,6 +181,15 @@ impl WebConfig {
         self
     }
 
+    /// Counts the server-wide search window in `windows` (the Postgres store), where every
+    /// replica counting there shares it; set the limit first
+    /// ([`with_search_window`](Self::with_search_window)).
+    pub fn with_shared_search_window(mut self, windows: Arc<dyn tool_core::RateWindows>) -> Self {
+        let (limit, window) = self.search_window.limits();
+        self.search_window = Arc::new(SearchWindow::new(limit, window).shared(windows));
+        self
+    }
+
     /// The server-wide search window.
     pub fn search_window(&self) -> &SearchWindow {
         &self.search_window

@@ -61,8 +61,8 @@ pub use html::html_to_text;
 pub use policy::{DEFAULT_MAX_BODY_BYTES, NetworkPolicy, Timeouts};
 pub use response::{FetchedPage, Redirect, SearchResult, SearchResults, WebResponse, rfc3339_utc};
 pub use search::{
-    DEFAULT_SEARCH_WINDOW, MAX_RESULTS, MAX_SEARCHES_PER_TURN, SEARXNG_URL_ENV, SearchBackend,
-    SearchLimit, SearchPage, SearchWindow, SearxngBackend,
+    DEFAULT_SEARCH_WINDOW, MAX_RESULTS, MAX_SEARCHES_PER_TURN, SEARCH_WINDOW_KEY, SEARXNG_URL_ENV,
+    SearchBackend, SearchLimit, SearchPage, SearchWindow, SearxngBackend,
 };
 pub use tool::{SEARCH_COUNTER, WEB_ACTIONS, WebTool, tool_error};
 pub use window::{MAX_CONTENT_CHARS, TextWindow, window};

@@ -8,13 +8,14 @@
 //! fetch, so an instance on `localhost` needs an allow-list entry (`--allow-host localhost`).
 
 use std::collections::VecDeque;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use reqwest::StatusCode;
 use serde_json::Value;
+use tool_core::{RateDecision, RateWindows};
 use url::Url;
 
 use super::error::{TimeoutPhase, WebError};
@@ -91,18 +92,26 @@ pub const DEFAULT_SEARCH_WINDOW: Duration = Duration::from_secs(60);
 /// The searches a whole server allows in a rolling window: the limit where calls do not come
 /// in turns (an MCP server, a command line), so that a limit per turn would never reset.
 ///
+/// Counted in this process, or, with [`shared`](Self::shared), in [`RateWindows`] that
+/// several replicas reach (the Postgres store), so the limit holds wherever a search lands.
+/// When the shared count cannot be reached, the search is counted here instead (logged once
+/// a minute at most): a database outage neither stops searches nor lifts the limit.
+///
 /// ```
 /// use std::time::Duration;
 /// use tool_std::web::{SearchWindow, WebError};
 ///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build()?.block_on(async {
 /// let window = SearchWindow::new(2, Duration::from_secs(60));
-/// assert!(window.take().is_ok() && window.take().is_ok());
-/// match window.take() {
+/// assert!(window.take().await.is_ok() && window.take().await.is_ok());
+/// match window.take().await {
 ///     Err(WebError::SearchRateLimited { limit: 2, retry_in, .. }) => {
 ///         assert!(retry_in <= Duration::from_secs(60))
 ///     }
 ///     other => panic!("{other:?}"),
 /// }
+/// # });
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug)]
 pub struct SearchWindow {
@@ -110,6 +119,10 @@ pub struct SearchWindow {
     window: Duration,
     /// When the searches still inside the window were made, oldest first (at most `limit`).
     times: Mutex<VecDeque<Instant>>,
+    /// Where replicas count together, and the key they count under.
+    shared: Option<(Arc<dyn RateWindows>, String)>,
+    /// When an unreachable shared count was last logged.
+    warned: Mutex<Option<Instant>>,
 }
 
 impl Default for SearchWindow {
@@ -118,6 +131,9 @@ impl Default for SearchWindow {
     }
 }
 
+/// The key the web tool's searches are counted under in shared [`RateWindows`].
+pub const SEARCH_WINDOW_KEY: &str = "toolsmith.web.search";
+
 impl SearchWindow {
     /// At most `limit` searches in any `window` (a zero window is taken as a millisecond).
     pub fn new(limit: usize, window: Duration) -> Self {
@@ -125,7 +141,16 @@ impl SearchWindow {
             limit,
             window: window.max(Duration::from_millis(1)),
             times: Mutex::new(VecDeque::new()),
+            shared: None,
+            warned: Mutex::new(None),
         }
+    }
+
+    /// The same limit, counted in `windows` under [`SEARCH_WINDOW_KEY`] together with every
+    /// replica that counts there.
+    pub fn shared(mut self, windows: Arc<dyn RateWindows>) -> Self {
+        self.shared = Some((windows, SEARCH_WINDOW_KEY.to_owned()));
+        self
     }
 
     /// The limit and the window.
@@ -135,7 +160,37 @@ impl SearchWindow {
 
     /// Counts one search now, or refuses it with [`WebError::SearchRateLimited`], which says
     /// when the next one is allowed.
-    pub fn take(&self) -> Result<(), WebError> {
+    pub async fn take(&self) -> Result<(), WebError> {
+        if let Some((windows, key)) = &self.shared {
+            match windows.take(key, self.limit, self.window).await {
+                Ok(RateDecision::Allowed) => return Ok(()),
+                Ok(RateDecision::Refused { retry_in }) => return Err(self.refused(retry_in)),
+                Err(e) => {
+                    let mut warned = self.warned.lock().unwrap_or_else(|e| e.into_inner());
+                    if warned.is_none_or(|t| t.elapsed() >= Duration::from_secs(60)) {
+                        *warned = Some(Instant::now());
+                        tracing::warn!(
+                            target: "toolsmith::web",
+                            "the shared search limit cannot be reached ({e}); searches are \
+                             counted in this process until it can"
+                        );
+                    }
+                }
+            }
+        }
+        self.take_here()
+    }
+
+    fn refused(&self, retry_in: Duration) -> WebError {
+        WebError::SearchRateLimited {
+            limit: self.limit,
+            window: self.window,
+            retry_in,
+        }
+    }
+
+    /// Counts one search in this process's window.
+    fn take_here(&self) -> Result<(), WebError> {
         let now = Instant::now();
         let mut times = self.times.lock().unwrap_or_else(|e| e.into_inner());
         while times
@@ -152,11 +207,7 @@ impl SearchWindow {
             Some(oldest) => (*oldest + self.window).saturating_duration_since(now),
             None => self.window,
         };
-        Err(WebError::SearchRateLimited {
-            limit: self.limit,
-            window: self.window,
-            retry_in,
-        })
+        Err(self.refused(retry_in))
     }
 }
 

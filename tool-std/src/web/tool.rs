@@ -165,7 +165,7 @@ async fn search(
             return Err(WebError::SearchLimitReached { limit });
         }
     } else {
-        config.search_window().take()?;
+        config.search_window().take().await?;
     }
     let backend = config.search_backend()?;
     let mut page = backend.search(query, MAX_RESULTS).await?;

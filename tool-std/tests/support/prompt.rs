@@ -62,7 +62,34 @@ pub(crate) async fn sqlite_store() -> (TempDir, SqliteAgentStore) {
     (dir, store)
 }
 
-/// Runs each behaviour against a fresh memory store and a fresh SQLite file.
+/// A fresh Postgres database with the agent tables, and what keeps it alive; `None` (printed)
+/// where no Postgres server can be had.
+#[cfg(feature = "postgres")]
+pub(crate) async fn postgres_store(
+    test: &str,
+) -> Option<(
+    tool_core::testing::postgres::TestDatabase,
+    tool_std::prompt::PostgresAgentStore,
+)> {
+    use tool_core::postgres::{PostgresConfig, PostgresStore};
+    let db = match tool_core::testing::postgres::TestDatabase::create().await {
+        Ok(db) => db,
+        Err(why) => {
+            eprintln!("skipping {test} on Postgres: {why}");
+            return None;
+        }
+    };
+    let shared = PostgresStore::connect(db.url(), PostgresConfig::default().pool_size(8))
+        .await
+        .expect("the Postgres store connects");
+    let store = tool_std::prompt::PostgresAgentStore::open(&shared)
+        .await
+        .expect("the agent tables are made");
+    Some((db, store))
+}
+
+/// Runs each behaviour against a fresh memory store, a fresh SQLite file and (feature
+/// `postgres`) a fresh Postgres database.
 macro_rules! both_stores {
     (borrowed: [$($name:ident),* $(,)?], shared: [$($shared:ident),* $(,)?]) => {
         mod memory {
@@ -93,6 +120,32 @@ macro_rules! both_stores {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
                 async fn $shared() {
                     let (_dir, store) = crate::support::prompt::sqlite_store().await;
+                    behaviour::$shared(::std::sync::Arc::new(store)).await;
+                }
+            )*
+        }
+        #[cfg(feature = "postgres")]
+        mod postgres {
+            use super::*;
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $name() {
+                    let Some((_db, store)) =
+                        crate::support::prompt::postgres_store(stringify!($name)).await
+                    else {
+                        return;
+                    };
+                    behaviour::$name(&store).await;
+                }
+            )*
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+                async fn $shared() {
+                    let Some((_db, store)) =
+                        crate::support::prompt::postgres_store(stringify!($shared)).await
+                    else {
+                        return;
+                    };
                     behaviour::$shared(::std::sync::Arc::new(store)).await;
                 }
             )*

@@ -201,3 +201,80 @@ async fn missing_searxng_configuration_is_a_clear_error() {
     );
     assert_eq!(result["query_or_url"], "rust");
 }
+
+/// A shared count that cannot be reached (a database away): searches are counted in this
+/// process instead, so the limit still holds and searches still work.
+#[tokio::test]
+async fn an_unreachable_shared_window_falls_back_to_this_process() {
+    #[derive(Debug)]
+    struct Away;
+    #[async_trait::async_trait]
+    impl tool_core::RateWindows for Away {
+        async fn take(
+            &self,
+            _: &str,
+            _: usize,
+            _: Duration,
+        ) -> Result<tool_core::RateDecision, String> {
+            Err("connection refused".into())
+        }
+    }
+    let server = searxng(1).await;
+    let config = config_for(&server)
+        .with_search_window(2, Duration::from_secs(60))
+        .with_shared_search_window(Arc::new(Away));
+    let runtime = tool_core::Runtime::builder(registry())
+        .service(Arc::new(config))
+        .build();
+    let fresh = || runtime.session_with(tool_core::SessionConfig::default().turns(false));
+    for i in 0..2 {
+        let result = search(&fresh(), &format!("q{i}")).await;
+        assert_eq!(result["type"], "search_results", "{result}");
+    }
+    assert_error(
+        &search(&fresh(), "q3").await,
+        "rate_limited",
+        "Search limit reached",
+    );
+}
+
+/// Two replicas (two stores on one Postgres database, two runtimes): the 11th search within
+/// the window is refused wherever it lands.
+#[cfg(feature = "postgres")]
+#[tokio::test]
+async fn replicas_share_the_search_window_through_postgres() {
+    use tool_core::postgres::{PostgresConfig, PostgresStore};
+    let db = match tool_core::testing::postgres::TestDatabase::create().await {
+        Ok(db) => db,
+        Err(why) => return eprintln!("skipping replicas_share_the_search_window: {why}"),
+    };
+    let server = searxng(1).await;
+    let mut replicas = Vec::new();
+    for _ in 0..2 {
+        let store = PostgresStore::connect(db.url(), PostgresConfig::default().pool_size(2))
+            .await
+            .expect("connects");
+        let config = config_for(&server)
+            .with_search_window(10, Duration::from_secs(60))
+            .with_shared_search_window(Arc::new(store));
+        replicas.push(
+            tool_core::Runtime::builder(registry())
+                .service(Arc::new(config))
+                .build(),
+        );
+    }
+    let fresh =
+        |i: usize| replicas[i % 2].session_with(tool_core::SessionConfig::default().turns(false));
+    for i in 0..10 {
+        let result = search(&fresh(i), &format!("query {i}")).await;
+        assert_eq!(result["type"], "search_results", "search {i}: {result}");
+    }
+    for i in 0..2 {
+        assert_error(
+            &search(&fresh(i), "one too many").await,
+            "rate_limited",
+            "Search limit reached (10 searches a minute on this server)",
+        );
+    }
+    assert_eq!(server.requests.lock().expect("lock").len(), 10);
+}
