@@ -127,10 +127,11 @@ pub use action::{Actions, Choice};
 #[cfg(any(feature = "sqlite", feature = "postgres"))]
 pub use activity::ABANDONED;
 pub use activity::{
-    ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate, Allowed,
-    Conversation, DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY, InMemoryActivityStore,
-    MAX_CONVERSATION_FIELD_BYTES, MAX_DEFERRED_CALLS, MAX_FAILED_INPUT_BYTES, MAX_PREVIEW_BYTES,
-    MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES, record_input, result_preview,
+    ActivityPage, ActivityRecord, ActivityStart, ActivityStatus, ActivityStore, ActivityUpdate,
+    Allowed, Conversation, DEFAULT_ACTIVITY_BUDGET_BYTES, DEFAULT_ACTIVITY_CAPACITY,
+    InMemoryActivityStore, MAX_CONVERSATION_FIELD_BYTES, MAX_DEFERRED_CALLS,
+    MAX_FAILED_INPUT_BYTES, MAX_PREVIEW_BYTES, MAX_RECORD_INPUT_BYTES, MAX_RECORD_RESULT_BYTES,
+    record_input, result_preview,
 };
 #[cfg(feature = "sqlite")]
 pub use activity::{

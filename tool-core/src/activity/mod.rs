@@ -550,6 +550,53 @@ pub trait ActivityStore: Send + Sync + 'static {
     async fn get(&self, id: &str) -> Option<ActivityRecord>;
     /// All records kept, oldest first.
     async fn list(&self) -> Vec<ActivityRecord>;
+    /// One page of the records, newest first (what the activity page reads): at most `limit`
+    /// records after the record `after` (the last of the page before) or, without it, after
+    /// skipping `offset`; `None` when `after` names no record kept. The default reads
+    /// [`list`](Self::list); a store in a database reads only the page.
+    async fn newest(
+        &self,
+        after: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Option<ActivityPage> {
+        let mut all = self.list().await;
+        all.reverse();
+        let total = all.len();
+        let start = match after {
+            Some(id) => all.iter().position(|r| r.id == id)? + 1,
+            None => offset.min(total),
+        };
+        let records: Vec<ActivityRecord> = all.into_iter().skip(start).take(limit).collect();
+        Some(ActivityPage {
+            offset: start,
+            total,
+            records,
+        })
+    }
+}
+
+/// One page of activity records, newest first ([`ActivityStore::newest`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ActivityPage {
+    /// The records.
+    pub records: Vec<ActivityRecord>,
+    /// How many newer records come before the first.
+    pub offset: usize,
+    /// How many records the store keeps in all.
+    pub total: usize,
+}
+
+impl ActivityPage {
+    /// A page of `records` that begins `offset` records after the newest, of `total`.
+    pub fn new(records: Vec<ActivityRecord>, offset: usize, total: usize) -> Self {
+        ActivityPage {
+            records,
+            offset,
+            total,
+        }
+    }
 }
 
 #[cfg(test)]

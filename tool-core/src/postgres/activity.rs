@@ -9,7 +9,7 @@ use tokio::sync::{mpsc, watch};
 
 use super::writer::{Counters, Op, Writer};
 use super::{PostgresError, PostgresStore, rows};
-use crate::activity::{ActivityRecord, ActivityStart, ActivityStore, ActivityUpdate};
+use crate::activity::{ActivityPage, ActivityRecord, ActivityStart, ActivityStore, ActivityUpdate};
 use crate::output::ToolOutput;
 
 /// The default most records [`PostgresActivityStore`] keeps.
@@ -334,5 +334,78 @@ impl ActivityStore for PostgresActivityStore {
 
     async fn list(&self) -> Vec<ActivityRecord> {
         logged(self.recent(usize::MAX).await)
+    }
+
+    async fn newest(
+        &self,
+        after: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Option<ActivityPage> {
+        self.flush().await;
+        match self.page(after, offset, limit).await {
+            Ok(page) => page,
+            Err(e) => {
+                tracing::warn!(target: "toolsmith::activity", "{e}");
+                Some(ActivityPage::new(Vec::new(), 0, 0))
+            }
+        }
+    }
+}
+
+impl PostgresActivityStore {
+    /// [`ActivityStore::newest`], reading only the page (by `seq`, the primary key).
+    async fn page(
+        &self,
+        after: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Result<Option<ActivityPage>, PostgresError> {
+        let q = |e| PostgresError::query("reading a page of activity records", e);
+        let client = self.shared.store.client().await?;
+        let total: i64 = client
+            .query_one("SELECT count(*) FROM toolsmith_activity", &[])
+            .await
+            .map_err(q)?
+            .get(0);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let (rows, start) = match after {
+            Some(id) => {
+                let Some(at) = client
+                    .query_opt(
+                        "SELECT seq, (SELECT count(*) FROM toolsmith_activity n \
+                         WHERE n.seq >= a.seq) FROM toolsmith_activity a WHERE id = $1",
+                        &[&id],
+                    )
+                    .await
+                    .map_err(q)?
+                else {
+                    return Ok(None);
+                };
+                let (seq, newer): (i64, i64) = (at.get(0), at.get(1));
+                let sql = format!(
+                    "SELECT {} FROM toolsmith_activity WHERE seq < $1 ORDER BY seq DESC LIMIT $2",
+                    rows::COLUMNS
+                );
+                (client.query(&sql, &[&seq, &limit]).await.map_err(q)?, newer)
+            }
+            None => {
+                let offset = i64::try_from(offset).unwrap_or(i64::MAX).min(total);
+                let sql = format!(
+                    "SELECT {} FROM toolsmith_activity ORDER BY seq DESC OFFSET $1 LIMIT $2",
+                    rows::COLUMNS
+                );
+                (
+                    client.query(&sql, &[&offset, &limit]).await.map_err(q)?,
+                    offset,
+                )
+            }
+        };
+        let records = rows.iter().map(|r| rows::record_of(r).0).collect();
+        Ok(Some(ActivityPage::new(
+            records,
+            start.max(0) as usize,
+            total.max(0) as usize,
+        )))
     }
 }

@@ -211,3 +211,31 @@ async fn a_closed_record_stays_closed() {
     assert_eq!(r.status, ActivityStatus::Failure);
     assert_eq!(r.error.as_deref(), Some("closed"));
 }
+
+#[tokio::test]
+async fn pages_of_the_newest_records_read_only_the_page() {
+    let Some(db) = database("pages_of_the_newest_records").await else {
+        return;
+    };
+    let (_s, pg) = replica(db.url(), small()).await;
+    let memory = InMemoryActivityStore::new();
+    for i in 0..7 {
+        let start = || ActivityStart::new(format!("act_p_{i}"), "t", args(json!({"i": i})), true);
+        pg.begin(start());
+        memory.begin(start());
+    }
+    let ids = |page: &tool_core::ActivityPage| -> Vec<String> {
+        page.records.iter().map(|r| r.id.clone()).collect()
+    };
+    for store in [&pg as &dyn ActivityStore, &memory] {
+        let first = store.newest(None, 0, 3).await.expect("a page");
+        assert_eq!(ids(&first), ["act_p_6", "act_p_5", "act_p_4"]);
+        assert_eq!((first.offset, first.total), (0, 7));
+        let next = store.newest(Some("act_p_4"), 0, 3).await.expect("a page");
+        assert_eq!(ids(&next), ["act_p_3", "act_p_2", "act_p_1"]);
+        assert_eq!((next.offset, next.total), (3, 7));
+        let by_offset = store.newest(None, 6, 3).await.expect("a page");
+        assert_eq!(ids(&by_offset), ["act_p_0"]);
+        assert!(store.newest(Some("act_gone"), 0, 3).await.is_none());
+    }
+}

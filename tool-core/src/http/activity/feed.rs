@@ -17,6 +17,7 @@ use tokio::sync::watch;
 use tokio_util::sync::{CancellationToken, DropGuard};
 
 use super::{ActivityConfig, ActivityError};
+use crate::activity::ActivityRecord;
 use crate::events::{Event, EventFilter};
 use crate::registry::Registry;
 use crate::runtime::Runtime;
@@ -252,6 +253,43 @@ impl ActivityFeed {
             }
         }
         self.append(value, Some(&event.call_id));
+    }
+
+    /// Appends a record written elsewhere (a replica sharing the activity store) as an
+    /// `ACTIVITY_RECORD` event carrying the record as `GET activity/records` gives it: the page
+    /// shows that call as the record stands, though its events never reached this feed. A
+    /// record over [`ActivityConfig::max_event_bytes`] is sent without its input and data,
+    /// with where to read them.
+    pub fn push_record(&self, record: &ActivityRecord) {
+        let meta = self.tool_meta(&record.name);
+        let mut value = serde_json::to_value(record).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut value {
+            map.insert("toolsets".into(), meta.toolsets);
+            map.insert("category".into(), meta.category);
+            if meta.quiet {
+                map.insert("suppress_execution_animation".into(), Value::Bool(true));
+            }
+            if value.to_string().len() > self.inner.config.max_event_bytes
+                && let Value::Object(map) = &mut value
+            {
+                let more = format!("GET activity/records?id={} for the whole record", record.id);
+                map.insert(
+                    "input".into(),
+                    json!({"truncated": true, "more": more.clone()}),
+                );
+                map.insert("data".into(), json!({"truncated": true, "more": more}));
+            }
+        }
+        self.append(
+            json!({
+                "type": "ACTIVITY_RECORD",
+                "call_id": record.id,
+                "tool": record.name,
+                "timestamp_ms": crate::events::now_ms(),
+                "record": value,
+            }),
+            None,
+        );
     }
 
     /// Appends the note that `count` events were lost before they reached the feed.
@@ -493,86 +531,5 @@ fn cut(s: &str, max: usize) -> &str {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::events::{EventData, EventKind};
-
-    fn chunk(i: usize) -> Event {
-        Event::new(
-            EventKind::ToolOutputChunk,
-            "act_1",
-            "t",
-            EventData::Chunk {
-                text: format!("line {i}"),
-            },
-        )
-    }
-
-    fn small() -> ActivityConfig {
-        ActivityConfig::default().buffer_events(16)
-    }
-
-    #[test]
-    fn a_reader_that_falls_behind_is_dropped_and_can_resume_with_a_reset() {
-        let feed = ActivityFeed::detached(None, small());
-        let mut slow = feed.subscribe(None);
-        for i in 0..40 {
-            feed.push(&chunk(i));
-        }
-        match slow.try_next() {
-            Some(FeedMessage::Dropped { missed, .. }) => assert_eq!(missed, 24),
-            other => panic!("expected Dropped, got {other:?}"),
-        }
-        assert!(slow.try_next().is_none());
-        let mut again = feed.subscribe(Some(&format!("{}.3", feed.epoch())));
-        assert!(matches!(again.try_next(), Some(FeedMessage::Reset { .. })));
-        match again.try_next() {
-            Some(FeedMessage::Event(e)) => assert_eq!(e.seq, 25),
-            other => panic!("expected the oldest event, got {other:?}"),
-        }
-    }
-
-    #[test]
-    fn ids_from_elsewhere_reset() {
-        let feed = ActivityFeed::detached(None, small());
-        feed.push(&chunk(0));
-        for bad in ["nonsense", "ffff.1", &format!("{}.99", feed.epoch())] {
-            let mut s = feed.subscribe(Some(bad));
-            assert!(
-                matches!(s.try_next(), Some(FeedMessage::Reset { .. })),
-                "{bad}"
-            );
-        }
-        let mut ok = feed.subscribe(Some(&format!("{}.1", feed.epoch())));
-        assert!(ok.try_next().is_none());
-    }
-
-    #[test]
-    fn long_payloads_are_cut_with_a_pointer_to_the_record() {
-        let feed = ActivityFeed::detached(None, ActivityConfig::default());
-        let big = Event::new(
-            EventKind::ToolCallEnd,
-            "act_9",
-            "t",
-            EventData::End {
-                success: true,
-                result: json!({"text": "x".repeat(200_000)}),
-                status_line: None,
-                preview: None,
-                error: None,
-            },
-        );
-        feed.push(&big);
-        let Some(FeedMessage::Event(e)) = feed.subscribe(None).try_next() else {
-            panic!("no event");
-        };
-        assert!(
-            e.json.len() <= feed.config().max_event_bytes,
-            "{}",
-            e.json.len()
-        );
-        assert!(e.json.contains("activity/records?id=act_9"));
-        let v: Value = serde_json::from_str(&e.json).unwrap();
-        assert_eq!(v["data"]["result"]["truncated"], true);
-    }
-}
+#[path = "feed_tests.rs"]
+mod tests;

@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `GET /activity` | the page: HTML, CSS and a small script, embedded in the binary |
 //! | `GET /activity/assets/{app.js,style.css}` | the page's script and style sheet |
-//! | `GET /activity/events` | the events as Server-Sent Events, one JSON object each, with ids |
+//! | `GET /activity/events` | the events as Server-Sent Events, one JSON object each, with ids (and, for calls another replica runs, `ACTIVITY_RECORD` events carrying the record: [`ActivityFeed::push_record`]) |
 //! | `GET /activity/records` | the activity records as JSON, newest first, paged |
 //!
 //! # Design

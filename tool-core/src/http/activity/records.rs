@@ -73,29 +73,28 @@ pub(super) async fn records(
     if offset.is_some() && q.contains_key("cursor") {
         return bad("give `offset` or `cursor`, not both".into());
     }
-    let mut all = store.list().await;
-    all.reverse();
-    let total = all.len();
-    let start = match (q.get("cursor"), offset) {
-        (Some(cursor), _) => match all.iter().position(|r| &r.id == cursor) {
-            Some(i) => i + 1,
-            None => {
-                return json_error(
-                    StatusCode::GONE,
-                    format!(
-                        "the cursor `{cursor}` names no record kept (the store let it go); \
-                         start again without a cursor"
-                    ),
-                );
-            }
-        },
-        (None, Some(o)) => o.min(total),
-        (None, None) => 0,
+    let Some(found) = store
+        .newest(
+            q.get("cursor").map(String::as_str),
+            offset.unwrap_or(0),
+            limit,
+        )
+        .await
+    else {
+        let cursor = q.get("cursor").map(String::as_str).unwrap_or_default();
+        return json_error(
+            StatusCode::GONE,
+            format!(
+                "the cursor `{cursor}` names no record kept (the store let it go); \
+                 start again without a cursor"
+            ),
+        );
     };
+    let (start, total) = (found.offset, found.total);
     let mut page = Vec::new();
     let mut bytes = 0;
     let mut last = None;
-    for r in all.into_iter().skip(start).take(limit) {
+    for r in found.records {
         let v = enrich(&shared, r.clone());
         bytes += v.to_string().len();
         if bytes > MAX_RECORDS_BYTES && !page.is_empty() {

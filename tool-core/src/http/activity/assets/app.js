@@ -369,6 +369,8 @@
 
   function applyEvent(e) {
     if (e.type === 'EVENTS_LOST') { loadRecords(); return; }
+    // A call another replica runs, as its record stands.
+    if (e.type === 'ACTIVITY_RECORD') { if (e.record && e.record.id) applyRecord(e.record); return; }
     if (!e.call_id) return;
     const c = cellFor(e.call_id, e.tool);
     c.toolsets = e.toolsets || c.toolsets;
