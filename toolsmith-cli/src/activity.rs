@@ -1,6 +1,7 @@
-//! `toolsmith activity`: the activity records of the SQLite store in a terminal: a table of
-//! the newest, `--json` (one record a line) for scripts, `--follow` to keep printing them as
-//! calls begin and finish, from whichever server writes the store.
+//! `toolsmith activity`: the activity records of the SQLite store (or of the shared Postgres
+//! store) in a terminal: a table of the newest, `--json` (one record a line) for scripts,
+//! `--follow` to keep printing them as calls begin and finish, from whichever server writes
+//! the store.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -25,6 +26,11 @@ pub(crate) async fn show(
         Ok(r) => r,
         Err(e) => return fail(2, &e),
     };
+    match crate::stores::postgres_activity(options).await {
+        Ok(Some(store)) => return show_shared(store, limit, json, follow).await,
+        Ok(None) => {}
+        Err(e) => return fail(1, &e),
+    }
     let Some(path) = host::activity_store_path(options, &roots) else {
         return fail(
             2,
@@ -78,6 +84,62 @@ pub(crate) async fn show(
         for record in changed.iter().filter(|r| shown.printed(r)) {
             if out.record(record).is_err() {
                 return ExitCode::SUCCESS;
+            }
+        }
+    }
+}
+
+/// `toolsmith activity` on the shared Postgres store: every replica's calls, and with
+/// `--follow` each write as the database announces it (`LISTEN`), with no polling.
+async fn show_shared(
+    store: tool_core::postgres::PostgresActivityStore,
+    limit: usize,
+    json: bool,
+    follow: bool,
+) -> ExitCode {
+    let server = store.store().server().to_owned();
+    let read = |e: tool_core::postgres::PostgresError| fail(1, &e.to_string());
+    let mut changes = store.changes();
+    let mut cursor = match store.cursor().await {
+        Ok(c) => c,
+        Err(e) => return read(e),
+    };
+    let records = match store.recent(limit.max(1)).await {
+        Ok(r) => r,
+        Err(e) => return read(e),
+    };
+    let mut out = Printer::new(json);
+    if !json && records.is_empty() && !follow {
+        crate::notice(&format!("no activity recorded yet in Postgres at {server}"));
+        return ExitCode::SUCCESS;
+    }
+    out.header();
+    for record in &records {
+        if out.record(record).is_err() {
+            return ExitCode::SUCCESS;
+        }
+    }
+    if !follow {
+        return ExitCode::SUCCESS;
+    }
+    let mut shown = Shown::default();
+    for record in &records {
+        shown.printed(record);
+    }
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
+            changed = changes.changed() => if changed.is_err() { return ExitCode::SUCCESS },
+        }
+        while let Ok((changed, next)) = store.changed_since(cursor).await {
+            if next == cursor {
+                break;
+            }
+            cursor = next;
+            for record in changed.iter().filter(|r| shown.printed(r)) {
+                if out.record(record).is_err() {
+                    return ExitCode::SUCCESS;
+                }
             }
         }
     }

@@ -13,7 +13,8 @@ use tool_core::{Registry, ToolSelection};
 use tool_std::prompt::{Agent, AgentStore, SwapOutcome};
 
 use crate::args::GlobalOptions;
-use crate::tools::{agent_tools, find_agent, open_store};
+use crate::stores;
+use crate::tools::{agent_tools, find_agent};
 use crate::{CLI_ACCOUNT, fail, host, notice, print_json, print_text};
 
 /// How many times an edit is recomputed when others keep changing the agent.
@@ -62,7 +63,11 @@ async fn run(
 ) -> Result<Vec<Agent>, (u8, String)> {
     let usage = |m: String| (2, m);
     let roots = host::roots(options).map_err(usage)?;
-    let path = host::store_path(options, &roots);
+    let existing = || async {
+        stores::agents(options, &roots, true)
+            .await
+            .map_err(|e| (1, e))
+    };
     let Some(name) = &options.agent else {
         if !edit.is_empty() {
             return Err(usage(
@@ -70,26 +75,27 @@ async fn run(
                     .to_owned(),
             ));
         }
-        if !path.exists() {
+        let Some(store) = existing().await? else {
             return Ok(Vec::new());
-        }
-        let store = open_store(&path).await.map_err(|e| (1, e))?;
+        };
         return store.list().await.map_err(|e| (1, e.to_string()));
     };
     if edit.is_empty() {
-        if !path.exists() {
+        let Some(store) = existing().await? else {
             return Err((
                 1,
                 format!("no agent is called `{name}` (no agent store yet)"),
             ));
-        }
-        let store = open_store(&path).await.map_err(|e| (1, e))?;
+        };
         return match find_agent(&*store, name).await.map_err(|e| (1, e))? {
             Some(agent) => Ok(vec![agent]),
             None => Err((1, no_such_agent(&*store, name).await)),
         };
     }
-    let store = open_store(&path).await.map_err(|e| (1, e))?;
+    let store = stores::agents(options, &roots, false)
+        .await
+        .map_err(|e| (1, e))?
+        .ok_or((1, "the agent store could not be opened".to_owned()))?;
     let agent = store
         .get_or_create(CLI_ACCOUNT, name)
         .await

@@ -24,9 +24,18 @@ pub(crate) struct GlobalOptions {
     /// A read-only workspace root, `DIR` or `NAME=DIR` (repeatable).
     #[arg(long = "read-only-root", value_name = "[NAME=]DIR", global = true)]
     pub(crate) read_only_roots: Vec<String>,
-    /// The SQLite agent store (default: `.toolsmith/agents.db` under the first root).
-    #[arg(long, value_name = "PATH", global = true)]
+    /// The agent store: an SQLite file (default: `.toolsmith/agents.db` under the first
+    /// root), or a Postgres URL (`postgres://USER:PASSWORD@HOST:PORT/DATABASE`) that keeps the
+    /// agents, the activity records, the used approvals and the search window in one database
+    /// that replicas share. Prefer TOOLSMITH_STORE or the file's `[store] url` for a URL with a
+    /// password: the command line is visible to other users of the machine.
+    #[arg(long, value_name = "PATH|URL", env = "TOOLSMITH_STORE", global = true)]
     pub(crate) store: Option<PathBuf>,
+    /// With a Postgres store: how long this replica's calls outlive its last heartbeat when it
+    /// stops without closing them, in seconds (default 15; 1 to 3600). The other replicas
+    /// close them as `failure` within this and a third of it.
+    #[arg(long, value_name = "SECS", global = true, value_parser = lease_secs)]
+    pub(crate) store_lease: Option<f64>,
     /// Where `serve` keeps the activity records and `activity` reads them: `memory` (gone when
     /// the server stops), or an SQLite file that several servers may share (default:
     /// `activity.db` beside the agent store, `.toolsmith/activity.db` under the first root).
@@ -298,6 +307,15 @@ fn positive_days(text: &str) -> Result<f64, String> {
 }
 
 /// A positive, finite number of seconds.
+fn lease_secs(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && (1.0..=3600.0).contains(&s) => Ok(s),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds between 1 and 3600 (such as 15)"
+        )),
+    }
+}
+
 fn positive_secs(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s > 0.0 && s <= 86_400.0 => Ok(s),

@@ -2,6 +2,7 @@
 //! path.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::args::GlobalOptions;
 
@@ -192,7 +193,7 @@ pub(crate) fn shell_config(
     // where they are by default.
     let roots = roots(options)?;
     let mut hidden_dir = None;
-    match &options.store {
+    match sqlite_store(options) {
         Some(store) => {
             deny_database(&mut config, store);
             // The record of used approvals beside it (see `serve`), which a command must not
@@ -240,9 +241,10 @@ pub(crate) fn sandbox_notice(config: &tool_std::shell::ShellConfig) -> String {
     format!("bash sandbox: {}", config.sandbox.status())
 }
 
-/// The agent store's path: `--store`, else `.toolsmith/agents.db` under the first root.
+/// The SQLite agent store's path: `--store`, else (and when `--store` names Postgres)
+/// `.toolsmith/agents.db` under the first root.
 pub(crate) fn store_path(options: &GlobalOptions, roots: &[Root]) -> PathBuf {
-    match &options.store {
+    match sqlite_store(options) {
         Some(p) => p.clone(),
         None => roots
             .first()
@@ -252,12 +254,22 @@ pub(crate) fn store_path(options: &GlobalOptions, roots: &[Root]) -> PathBuf {
     }
 }
 
-/// Where the activity records are kept: `None` for `--activity-store memory`, else the
-/// SQLite file (`--activity-store PATH`, or `activity.db` beside the agent store).
+/// `--store` when it names a file (not a Postgres URL).
+fn sqlite_store(options: &GlobalOptions) -> Option<&PathBuf> {
+    options
+        .store
+        .as_ref()
+        .filter(|_| crate::stores::postgres_url(options).is_none())
+}
+
+/// Where the activity records are kept in an SQLite file: `None` for `--activity-store
+/// memory` and for the Postgres store (`--store postgres://...` without `--activity-store`),
+/// else `--activity-store PATH`, or `activity.db` beside the agent store.
 pub(crate) fn activity_store_path(options: &GlobalOptions, roots: &[Root]) -> Option<PathBuf> {
     match options.activity_store.as_deref() {
         Some("memory") => None,
         Some(path) => Some(PathBuf::from(path)),
+        None if crate::stores::postgres_url(options).is_some() => None,
         None => Some(
             store_path(options, roots)
                 .parent()
@@ -309,7 +321,8 @@ pub(crate) fn open_activity_store(
 }
 
 /// The web tool's configuration: `--searxng-url`, `--allow-host`, and the server-wide search
-/// window of `--search-limit` per `--search-window`.
+/// window of `--search-limit` per `--search-window`, counted in the shared Postgres store when
+/// this process has opened one (`--store postgres://...`).
 pub(crate) fn web_config(options: &GlobalOptions) -> Result<tool_std::web::WebConfig, String> {
     let web = tool_std::web::WebConfig::from_options(
         options.searxng_url.as_deref(),
@@ -323,7 +336,11 @@ pub(crate) fn web_config(options: &GlobalOptions) -> Result<tool_std::web::WebCo
         tool_std::web::DEFAULT_SEARCH_WINDOW,
         std::time::Duration::from_secs_f64,
     );
-    Ok(web.with_search_window(limit, window))
+    let web = web.with_search_window(limit, window);
+    Ok(match crate::stores::opened_postgres() {
+        Some(shared) => web.with_shared_search_window(Arc::new(shared)),
+        None => web,
+    })
 }
 
 /// The search tools' configuration: `--search-max-file-bytes` (`[search] max_file_bytes`).

@@ -18,6 +18,8 @@ mod language_servers;
 mod logs;
 mod reload;
 mod serve;
+mod signals;
+mod stores;
 mod tools;
 
 use std::io::Write;
@@ -78,7 +80,14 @@ fn main() -> ExitCode {
         Ok(rt) => rt,
         Err(e) => return fail(2, &format!("cannot start the async runtime: {e}")),
     };
-    let code = rt.block_on(run(cli, config));
+    let code = rt.block_on(async {
+        let code = run(cli, config).await;
+        // A replica on the shared store gives its lease back as it ends.
+        if let Some(shared) = stores::opened_postgres() {
+            shared.close().await;
+        }
+        code
+    });
     // A read of stdin still waiting on its blocking thread (a stdio server stopped by a
     // signal) would hold the runtime's drop for ever: what is left is not waited for.
     rt.shutdown_timeout(std::time::Duration::from_millis(500));
@@ -187,7 +196,7 @@ async fn run(cli: Cli, config: config::Config) -> ExitCode {
             mut select,
         } => {
             config.fill_selection(&mut select);
-            let arguments = match serve::read_arguments(arguments, args_file.as_deref()) {
+            let arguments = match signals::read_arguments(arguments, args_file.as_deref()) {
                 Ok(a) => a,
                 Err(e) => return fail(2, &e),
             };
@@ -290,8 +299,9 @@ async fn prompt_context_for(
     agent: Option<&str>,
 ) -> Result<(PromptContext, Option<Agent>), String> {
     let roots = host::roots(options)?;
-    let path = host::store_path(options, &roots);
-    let store: Arc<dyn AgentStore> = tools::open_store(&path).await?;
+    let store: Arc<dyn AgentStore> = stores::agents(options, &roots, false)
+        .await?
+        .ok_or("the agent store could not be opened")?;
     let mut context = PromptContext::new(store.clone());
     let mut current = None;
     if let Some(name) = agent {
@@ -320,6 +330,12 @@ async fn call(
     name: String,
     arguments: Option<String>,
 ) -> ExitCode {
+    // A search counts in the shared window: the shared store is opened first.
+    if name == "web"
+        && let Err(e) = stores::postgres(options).await
+    {
+        return fail(2, &e);
+    }
     let web = match host::web_config(options) {
         Ok(w) => w,
         Err(e) => return fail(2, &e),
@@ -411,21 +427,19 @@ async fn migrate_tools(
     dry_run: bool,
     json: bool,
 ) -> ExitCode {
-    use tool_std::prompt::{
-        Direction, SqliteAgentStore, ToolRenames, migrate_enabled_tools, preview_enabled_tools,
-    };
+    use tool_std::prompt::{Direction, ToolRenames, migrate_enabled_tools, preview_enabled_tools};
     let roots = match host::roots(options) {
         Ok(r) => r,
         Err(e) => return fail(2, &e),
     };
-    let path = host::store_path(options, &roots);
     let renames = match ToolRenames::new(registry.renames()) {
         Ok(r) => r,
         Err(e) => return fail(1, &format!("the tools' aliases conflict: {e}")),
     };
-    let store = match SqliteAgentStore::open(&path).await {
-        Ok(s) => s,
-        Err(e) => return fail(1, &format!("cannot open the agent store: {e}")),
+    let store = match stores::agents(options, &roots, false).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return fail(1, "the agent store could not be opened"),
+        Err(e) => return fail(1, &e),
     };
     let direction = if rollback {
         Direction::Rollback
@@ -433,9 +447,9 @@ async fn migrate_tools(
         Direction::Forward
     };
     let report = if dry_run {
-        preview_enabled_tools(&store, &renames, direction).await
+        preview_enabled_tools(&*store, &renames, direction).await
     } else {
-        migrate_enabled_tools(&store, &renames, direction).await
+        migrate_enabled_tools(&*store, &renames, direction).await
     };
     match report {
         Ok(report) if json => match serde_json::to_value(&report) {

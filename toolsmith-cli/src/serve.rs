@@ -1,15 +1,10 @@
 //! `toolsmith serve`: the tools over MCP, on stdio (the default) or streamable HTTP (with the
-//! live activity page beside `/mcp`); and the
-//! ways `call` reads its arguments when they do not fit in argv (`-` for stdin,
-//! `--args-file PATH`).
+//! live activity page beside `/mcp`).
 
-use std::io::Read;
 use std::net::SocketAddr;
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use tool_core::SqliteActivityStore;
 use tool_core::http::activity::{Activity, ActivityServer};
 use tool_core::mcp::{HttpServer, Principal, ServeOptions, parse_sha256_hex, token_sha256};
 use tool_core::{ApproveAll, Registry, Runtime, SelectedTools, SessionConfig, ToolSelection};
@@ -17,60 +12,25 @@ use tool_core::{ApproveAll, Registry, Runtime, SelectedTools, SessionConfig, Too
 use crate::approval::{self, NoOneToAsk};
 use crate::args::{GlobalOptions, SelectionArgs};
 use crate::config::Config;
+use crate::signals::stop_on_signals;
+use crate::stores::{self, Records};
 use crate::{fail, host, notice, prompt_context, prompt_context_for, tools};
 
-/// The most bytes of arguments read from stdin or a file (the runtime's own limit on a
-/// call's arguments is what refuses them; this only keeps the read bounded).
-const MAX_ARGUMENT_INPUT: u64 = 64 * 1024 * 1024;
-
-/// How long a stopping server has, from the signal, before it is ended at once: the calls'
-/// drain (`tool_core::mcp::DRAIN_TIMEOUT`) and then the records and spans written.
-const STOP_BOUND: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// The arguments of `call`: the positional JSON, `-` for stdin, or `--args-file PATH`.
-pub(crate) fn read_arguments(
-    positional: Option<String>,
-    file: Option<&Path>,
-) -> Result<Option<String>, String> {
-    match (positional.as_deref(), file) {
-        (Some(_), Some(_)) => Err(
-            "give the arguments once: as JSON, as `-` (stdin) or with --args-file, not two of them"
-                .to_owned(),
-        ),
-        (Some("-"), None) => {
-            let mut text = String::new();
-            std::io::stdin()
-                .lock()
-                .take(MAX_ARGUMENT_INPUT)
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read the arguments from stdin: {e}"))?;
-            Ok(Some(text))
-        }
-        (_, Some(path)) => {
-            let file = std::fs::File::open(path)
-                .map_err(|e| format!("cannot open the arguments file {}: {e}", path.display()))?;
-            let mut text = String::new();
-            file.take(MAX_ARGUMENT_INPUT)
-                .read_to_string(&mut text)
-                .map_err(|e| format!("cannot read the arguments file {}: {e}", path.display()))?;
-            Ok(Some(text))
-        }
-        (p, None) => Ok(p.map(str::to_owned)),
-    }
-}
-
 /// The runtime `serve` offers: every tool with its host services, the file's rules,
-/// approval per `--approve`, the activity records in the store `--activity-store` names
-/// (returned too, to flush it when the server stops); and the tools its sessions are offered
-/// (the selection flags and the agent's enabled tools; `None` for every tool).
+/// approval per `--approve`, the activity records in the store `--activity-store` (or the
+/// shared Postgres store) names (returned too, to flush it when the server stops); and the
+/// tools its sessions are offered (the selection flags and the agent's enabled tools; `None`
+/// for every tool).
 async fn runtime(
     registry: Arc<Registry>,
     options: &GlobalOptions,
     config: &Config,
     select: &SelectionArgs,
-) -> Result<(Unbuilt, Option<SqliteActivityStore>, Option<SelectedTools>), String> {
+) -> Result<(Unbuilt, Option<Records>, Option<SelectedTools>), String> {
     let roots = host::roots(options)?;
+    let shared = stores::postgres_activity(options).await?;
     let activity = match host::activity_store_path(options, &roots) {
+        _ if shared.is_some() => shared.map(Records::Postgres),
         Some(path) => {
             let store = host::open_activity_store(options, &path)?;
             notice(&format!("activity records in {}", path.display()));
@@ -82,7 +42,7 @@ async fn runtime(
                     tool_core::ABANDONED
                 ));
             }
-            Some(store)
+            Some(Records::Sqlite(store))
         }
         None => None,
     };
@@ -126,7 +86,7 @@ async fn runtime(
     };
     let mut runtime = build_runtime(registry, options, config, parts, None)?;
     if let Some(store) = &activity {
-        runtime = runtime.with_activity_store(Arc::new(store.clone()));
+        runtime = runtime.with_activity_store(store.store());
     }
     Ok((runtime, activity, selected))
 }
@@ -327,14 +287,30 @@ pub(crate) async fn serve(
     if let Some(key) = key {
         serve_options = serve_options.approval_key(key.into_bytes());
     }
-    let used = match section.and_then(|s| s.used_approvals.as_ref()) {
-        Some(dir) => config.dir().join(dir),
-        None => match host::roots(options) {
-            Ok(roots) => host::store_path(options, &roots).with_file_name("approvals"),
-            Err(e) => return fail(2, &e),
-        },
+    // The shared database, when `--store` names one: connected before anything is served,
+    // so that a wrong URL or a server away is said at start.
+    let shared = match stores::postgres(options).await {
+        Ok(shared) => shared,
+        Err(e) => return fail(2, &e),
     };
-    serve_options = serve_options.used_approvals(used);
+    if let Some(shared) = &shared {
+        notice(&format!(
+            "agents, activity records, used approvals and the search window in Postgres at {} \
+             (this replica: {})",
+            shared.server(),
+            shared.replica()
+        ));
+        serve_options = serve_options.used_approval_store(Arc::new(shared.clone()));
+    } else {
+        let used = match section.and_then(|s| s.used_approvals.as_ref()) {
+            Some(dir) => config.dir().join(dir),
+            None => match host::roots(options) {
+                Ok(roots) => host::store_path(options, &roots).with_file_name("approvals"),
+                Err(e) => return fail(2, &e),
+            },
+        };
+        serve_options = serve_options.used_approvals(used);
+    }
     // Refuse a bad address or a missing token before anything is opened.
     let addr = match http.as_deref().map(parse_addr).transpose() {
         Ok(a) => a,
@@ -418,9 +394,16 @@ pub(crate) async fn serve(
         }
         Err(e) => return fail(2, &e),
     }
+    // The page of a replica on the shared store shows the other replicas' calls too.
+    let replicas = match &store {
+        Some(Records::Postgres(s)) => Some(s.clone()),
+        _ => None,
+    };
     let code = match addr {
-        None => serve_stdio(runtime, serve_options, side, token).await,
-        Some(addr) => serve_http(runtime, serve_options, addr, token, activity_page).await,
+        None => serve_stdio(runtime, serve_options, side, token, replicas).await,
+        Some(addr) => {
+            serve_http(runtime, serve_options, addr, token, activity_page, replicas).await
+        }
     };
     // The language servers stop with it, asked to (`shutdown`, `exit`), then ended.
     let stopped = crate::language_servers::shutdown_all().await;
@@ -435,13 +418,21 @@ pub(crate) async fn serve(
     // Everything the calls recorded reaches the file before the process ends.
     if let Some(store) = store {
         store.flush().await;
-        let stats = store.stats();
-        if stats.dropped > 0 {
+        let (dropped, held) = store.lost();
+        if dropped > 0 {
             notice(&format!(
-                "{} activity record change(s) were dropped (see the warnings above)",
-                stats.dropped
+                "{dropped} activity record change(s) were dropped (see the warnings above)"
             ));
         }
+        if held > 0 {
+            notice(&format!(
+                "{held} activity record(s) could not be written: the database is away"
+            ));
+        }
+    }
+    // The lease goes back: the other replicas need not wait for it to run out.
+    if let Some(shared) = stores::opened_postgres() {
+        shared.close().await;
     }
     code
 }
@@ -452,6 +443,7 @@ async fn serve_stdio(
     serve_options: ServeOptions,
     side: Option<SocketAddr>,
     token: Option<String>,
+    replicas: Option<tool_core::postgres::PostgresActivityStore>,
 ) -> ExitCode {
     let stop = serve_options.shutdown.clone();
     stop_on_signals(stop.clone());
@@ -463,6 +455,9 @@ async fn serve_stdio(
             },
             Err(e) => return fail(2, &format!("cannot start the activity page: {e}")),
         };
+        if let Some(store) = replicas {
+            stores::follow_replicas(activity.feed().clone(), store, stop.clone());
+        }
         let server = match ActivityServer::bind(side, activity).await {
             Ok(s) => s,
             Err(e) => return fail(2, &format!("cannot serve the activity page on {side}: {e}")),
@@ -497,6 +492,7 @@ async fn serve_http(
     addr: SocketAddr,
     token: Option<String>,
     activity_page: bool,
+    replicas: Option<tool_core::postgres::PostgresActivityStore>,
 ) -> ExitCode {
     let shutdown = serve_options.shutdown.clone();
     let activity = if activity_page {
@@ -510,6 +506,9 @@ async fn serve_http(
     } else {
         None
     };
+    if let (Some(activity), Some(store)) = (&activity, replicas) {
+        stores::follow_replicas(activity.feed().clone(), store, shutdown.clone());
+    }
     let mut server = match HttpServer::bind(addr, runtime, serve_options).await {
         Ok(s) => s,
         Err(e) => return fail(2, &format!("cannot serve on {addr}: {e}")),
@@ -533,56 +532,6 @@ async fn serve_http(
     match server.run().await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail(1, &e.to_string()),
-    }
-}
-
-/// Stops the server gracefully on `SIGTERM` or `SIGINT` (see `ServeOptions::shutdown`): the
-/// calls running are ended and answered, the records written, the spans sent, and the process
-/// exits 0. Should that take longer than [`STOP_BOUND`], or a second signal come, it exits at
-/// once with status 1 (the guardian process still ends the programs the calls started).
-fn stop_on_signals(shutdown: tokio_util::sync::CancellationToken) {
-    tokio::spawn(async move {
-        if !stop_signal().await {
-            return;
-        }
-        notice(&format!(
-            "stopping: ending the calls in progress (at most {} s)",
-            STOP_BOUND.as_secs()
-        ));
-        shutdown.cancel();
-        let _ = std::thread::Builder::new()
-            .name("stop-bound".into())
-            .spawn(|| {
-                std::thread::sleep(STOP_BOUND);
-                notice("the server did not stop in time; ending it now");
-                std::process::exit(1);
-            });
-        if stop_signal().await {
-            notice("stopped by a second signal");
-            std::process::exit(1);
-        }
-    });
-}
-
-/// Waits for `SIGTERM` or `SIGINT`; `false` when neither can be listened to.
-async fn stop_signal() -> bool {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        let (Ok(mut term), Ok(mut int)) = (
-            signal(SignalKind::terminate()),
-            signal(SignalKind::interrupt()),
-        ) else {
-            return false;
-        };
-        tokio::select! {
-            _ = term.recv() => true,
-            _ = int.recv() => true,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        tokio::signal::ctrl_c().await.is_ok()
     }
 }
 

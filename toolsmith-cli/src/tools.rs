@@ -7,12 +7,9 @@
 //! in the list that no tool answers to is an error rather than ignored, so a typo or a tool
 //! that went away never silently changes what an agent may do.
 
-use std::path::Path;
-use std::sync::Arc;
-
 use tool_core::provider::{ExportOptions, ToolSearch};
 use tool_core::{Registry, SelectedTools, ToolSelection};
-use tool_std::prompt::{Agent, AgentStore, SqliteAgentStore};
+use tool_std::prompt::{Agent, AgentStore};
 
 use crate::args::{DeferArgs, GlobalOptions, SelectionArgs};
 use crate::{CLI_ACCOUNT, host};
@@ -152,21 +149,10 @@ pub(crate) async fn lookup_agent(options: &GlobalOptions) -> Result<Option<Agent
         return Ok(None);
     };
     let roots = host::roots(options)?;
-    let path = host::store_path(options, &roots);
-    if !path.exists() {
+    let Some(store) = crate::stores::agents(options, &roots, true).await? else {
         return Ok(None);
-    }
-    let store = open_store(&path).await?;
+    };
     find_agent(&*store, name).await
-}
-
-/// Opens the agent store at `path`.
-pub(crate) async fn open_store(path: &Path) -> Result<Arc<dyn AgentStore>, String> {
-    let store = SqliteAgentStore::open(path)
-        .await
-        .map_err(|e| format!("cannot open the agent store at {}: {e}", path.display()))?;
-    host::ignore_own_dir(path);
-    Ok(Arc::new(store))
 }
 
 /// The agent called `name` in the command line's account, or the one renamed away from it.

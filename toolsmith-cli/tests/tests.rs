@@ -58,6 +58,7 @@ mod mcp {
     mod selection;
     mod serve;
     mod sessions;
+    mod shared_store;
     mod state;
 }
 

@@ -13,7 +13,7 @@ use toml::Spanned;
 pub(crate) struct ConfigFile {
     pub(crate) roots: Option<Vec<Spanned<String>>>,
     pub(crate) read_only_roots: Option<Vec<Spanned<String>>>,
-    pub(crate) store: Option<PathBuf>,
+    pub(crate) store: Option<StoreKey>,
     pub(crate) agent: Option<String>,
     pub(crate) approve: Option<bool>,
     pub(crate) mode: Option<Spanned<String>>,
@@ -31,6 +31,26 @@ pub(crate) struct ConfigFile {
     pub(crate) serve: Option<ServeSection>,
     #[serde(default, rename = "principal")]
     pub(crate) principals: Vec<PrincipalSection>,
+}
+
+/// `store`: a path or URL, or the table `[store]`.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub(crate) enum StoreKey {
+    /// `store = "PATH"` (or a URL).
+    Path(PathBuf),
+    /// `[store]`.
+    Table(StoreSection),
+}
+
+/// `[store]`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct StoreSection {
+    /// A Postgres URL (`--store`).
+    pub(crate) url: Option<String>,
+    /// The replica's lease in seconds (`--store-lease`).
+    pub(crate) lease: Option<f64>,
 }
 
 /// `[bash]`.

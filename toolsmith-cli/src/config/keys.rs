@@ -48,9 +48,22 @@ pub(crate) const KEYS: &[Key] = &[
     ),
     key(
         "store",
-        "the agent store's path (relative to the file)",
+        "the agent store's path (relative to the file), or a Postgres URL",
         r#"".toolsmith/agents.db""#,
         "--store",
+    ),
+    key(
+        "store.url",
+        "a Postgres URL: the agents, activity records, used approvals and search window of \
+         every replica in one database",
+        r#""postgres://toolsmith@db.internal/toolsmith""#,
+        "--store",
+    ),
+    key(
+        "store.lease",
+        "a number of seconds, 1 to 3600: how long a stopped replica's calls stay open",
+        "15",
+        "--store-lease",
     ),
     key("agent", "an agent's name", r#""Sage""#, "--agent"),
     key("approve", "true or false", "true", "--approve"),

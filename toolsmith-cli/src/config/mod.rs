@@ -236,7 +236,19 @@ impl Config {
             o.read_only_roots = list(&f.read_only_roots);
         }
         if o.store.is_none() {
-            o.store = f.store.as_ref().map(|s| dir.join(s));
+            o.store = match &f.store {
+                Some(file::StoreKey::Path(p))
+                    if p.to_str().is_some_and(crate::stores::is_postgres_url) =>
+                {
+                    Some(p.clone())
+                }
+                Some(file::StoreKey::Path(p)) => Some(dir.join(p)),
+                Some(file::StoreKey::Table(t)) => t.url.as_ref().map(PathBuf::from),
+                None => None,
+            };
+        }
+        if let Some(file::StoreKey::Table(t)) = &f.store {
+            o.store_lease = o.store_lease.or(t.lease);
         }
         if o.activity_store.is_none() {
             o.activity_store = f.activity_store.as_ref().map(|s| {

@@ -20,7 +20,7 @@ use crate::support::mcp::{ServeProcess, args, init_tls};
 
 /// A client whose user answers every question with `decision`, counting the questions.
 #[derive(Clone)]
-struct User {
+pub(crate) struct User {
     info: ClientConfig,
     decision: &'static str,
     asked: Arc<AtomicUsize>,
@@ -42,7 +42,7 @@ impl ClientHandler for User {
     }
 }
 
-async fn connect(
+pub(crate) async fn connect(
     url: &str,
     version: ProtocolVersion,
     user: User,
@@ -65,7 +65,7 @@ async fn connect(
     .expect("connect")
 }
 
-fn user(decision: &'static str) -> User {
+pub(crate) fn user(decision: &'static str) -> User {
     User {
         info: ClientConfig::default(),
         decision,
@@ -73,15 +73,15 @@ fn user(decision: &'static str) -> User {
     }
 }
 
-fn runs(dir: &Path, file: &str) -> usize {
+pub(crate) fn runs(dir: &Path, file: &str) -> usize {
     std::fs::read_to_string(dir.join(file)).map_or(0, |t| t.lines().count())
 }
 
-fn bash(command: &str) -> CallToolRequestParams {
+pub(crate) fn bash(command: &str) -> CallToolRequestParams {
     CallToolRequestParams::new("bash").with_arguments(args(json!({"command": command})))
 }
 
-fn accepted() -> InputResponses {
+pub(crate) fn accepted() -> InputResponses {
     let mut r = InputResponses::new();
     r.insert(
         "approval".to_owned(),
@@ -91,7 +91,7 @@ fn accepted() -> InputResponses {
 }
 
 /// The text of a completed call, and whether it is an error.
-fn completed(response: CallToolResponse) -> (bool, String) {
+pub(crate) fn completed(response: CallToolResponse) -> (bool, String) {
     match response {
         CallToolResponse::Complete(r) => {
             let text = r

@@ -22,13 +22,13 @@ const CALLS: usize = 100;
 
 /// A loopback TCP proxy handing each connection to the next backend in turn; how many
 /// connections each backend got.
-struct Proxy {
-    addr: String,
-    served: Arc<[AtomicUsize; 2]>,
+pub(crate) struct Proxy {
+    pub(crate) addr: String,
+    pub(crate) served: Arc<[AtomicUsize; 2]>,
 }
 
 impl Proxy {
-    fn start(backends: [String; 2]) -> Proxy {
+    pub(crate) fn start(backends: [String; 2]) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
         let addr = listener.local_addr().expect("addr").to_string();
         let served = Arc::new([AtomicUsize::new(0), AtomicUsize::new(0)]);
@@ -73,7 +73,7 @@ fn pipe(from: &TcpStream, to: &TcpStream) {
 
 /// A `tools/call` as a 2026-07-28 client sends it (its own `_meta`, no session), through
 /// `addr`; the JSON-RPC result.
-fn call(addr: &str, tool: &str, arguments: Value) -> Value {
+pub(crate) fn call(addr: &str, tool: &str, arguments: Value) -> Value {
     let mut headers = mcp_headers("2026-07-28", None);
     headers.extend([("Mcp-Method", "tools/call"), ("Mcp-Name", tool)]);
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
@@ -85,11 +85,11 @@ fn call(addr: &str, tool: &str, arguments: Value) -> Value {
     message["result"].clone()
 }
 
-fn text(result: &Value) -> &str {
+pub(crate) fn text(result: &Value) -> &str {
     result["content"][0]["text"].as_str().expect("text")
 }
 
-fn ok(result: &Value) -> &Value {
+pub(crate) fn ok(result: &Value) -> &Value {
     assert_ne!(result["isError"], true, "{result}");
     &result["structuredContent"]
 }
