@@ -80,9 +80,15 @@ impl<'a> Call<'a> {
             .map_err(|e| ToolError::system(format!("reading the file stopped unexpectedly: {e}")))?
     }
 
-    /// The server key of a language in a root.
+    /// The server key of a language in a root: the configured command, else the default one
+    /// already running for the root, else the first default found on the `PATH`.
     pub(crate) fn key(&self, language: &str, root: usize) -> Result<Key, ToolError> {
-        let Some(command) = self.config.server_for(language) else {
+        let root = self.ws.roots()[root].path().to_path_buf();
+        let command = self
+            .servers
+            .running_default(&self.config, language, &root)
+            .or_else(|| self.config.server_for(language));
+        let Some(command) = command else {
             return Err(ToolError::user(format!(
                 "no language server for {language} is configured or installed"
             ))
@@ -92,7 +98,6 @@ impl<'a> Call<'a> {
                  Use grep and read_file meanwhile."
             )));
         };
-        let root = self.ws.roots()[root].path().to_path_buf();
         Ok(Key { root, command })
     }
 

@@ -93,7 +93,8 @@ pub struct CodeConfig {
     pub enabled: bool,
     /// The server command per language id (`c`, `cpp`, `python`, `rust`, ...): the program
     /// and its arguments. A language missing here gets the first of [`DEFAULT_SERVERS`] found
-    /// on the `PATH`; an empty command turns the language off.
+    /// on the `PATH` (one of them already running for the root is kept while it runs); an
+    /// empty command turns the language off.
     pub servers: BTreeMap<String, Vec<String>>,
     /// More file extensions per language id (`"pyw" = "python"`), beside [`LANGUAGES`].
     pub extensions: BTreeMap<String, String>,

@@ -26,11 +26,12 @@
 //!   name not on the line is answered with the line's text.
 //! - **Servers per root and language, started lazily.** The first call on a file starts the
 //!   server of its language ([`CodeConfig::servers`], `[code.servers]` in `toolsmith.toml`,
-//!   else the first of [`DEFAULT_SERVERS`] on the `PATH`) for the file's root, initialized
-//!   with that root; languages served by the same command share one server per root. A
-//!   server is kept while used, shut down after [`CodeConfig::idle_timeout`] unused, the
-//!   least recently used one when more than [`CodeConfig::max_servers`] would run, and all
-//!   of them by [`LanguageServers::shutdown_all`] when the host stops.
+//!   else the first of [`DEFAULT_SERVERS`] on the `PATH`, or the one of them already running)
+//!   for the file's root, initialized with that root; languages served by the same command
+//!   share one server per root. A server is kept while used, shut down after
+//!   [`CodeConfig::idle_timeout`] unused, the least recently used one when more than
+//!   [`CodeConfig::max_servers`] would run, and all of them by
+//!   [`LanguageServers::shutdown_all`] when the host stops.
 //! - **Confined like `bash`.** Servers run project code (build scripts, macros, plugins), so
 //!   each starts through the sandbox's one entry ([`crate::trust::sandbox`]) under the
 //!   roots' rules ([`CodeConfig::sandbox`]): writes only beneath the read-write roots and a

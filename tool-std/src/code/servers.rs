@@ -2,13 +2,13 @@
 //! kept while used, shut down when idle, when there are too many, and when the host stops.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 
 use tool_core::{ToolContext, ToolError};
 
-use super::config::CodeConfig;
+use super::config::{CodeConfig, DEFAULT_SERVERS};
 use super::server::{Failure, Key, Server};
 use crate::workspace::Workspace;
 
@@ -92,6 +92,29 @@ impl LanguageServers {
         let slot = self.lock().get(key).cloned()?;
         let server = slot.try_lock().ok()?.clone()?;
         server.alive().then_some(server)
+    }
+
+    /// The command of the default server of `language` that already runs for `root` (the
+    /// first in [`DEFAULT_SERVERS`]' order), when the host configures none for the language:
+    /// a call to a running server need not look for its program on the `PATH` again.
+    pub(crate) fn running_default(
+        &self,
+        config: &CodeConfig,
+        language: &str,
+        root: &Path,
+    ) -> Option<Vec<String>> {
+        if config.servers.contains_key(language) {
+            return None;
+        }
+        let (_, candidates) = DEFAULT_SERVERS.iter().find(|(l, _)| *l == language)?;
+        candidates
+            .iter()
+            .map(|c| Key {
+                root: root.to_path_buf(),
+                command: c.iter().map(|s| (*s).to_owned()).collect(),
+            })
+            .find(|key| self.find(key).is_some())
+            .map(|key| key.command)
     }
 
     /// The server of `key`: the running one, or one started now (restarting one that
