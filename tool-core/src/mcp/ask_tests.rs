@@ -2,10 +2,13 @@
 
 use super::*;
 
+/// A state good for an hour; the same one every time (its expiry is read once), so that two
+/// calls compare equal whenever the clock ticks between them.
 fn state() -> State {
+    static EXPIRES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     State {
         nonce: "ab12".into(),
-        expires: now_secs() + 60,
+        expires: *EXPIRES.get_or_init(|| now_secs() + 3600),
         principal: "alice".into(),
         tool: "bash".into(),
         arguments: arguments_hash(&serde_json::json!({"command": "ls"})),

@@ -81,6 +81,8 @@ pub(super) struct Writer {
     /// Since when the server has been unreachable.
     down: Option<Instant>,
     backoff: Duration,
+    /// No write is tried before this (the server away): changes gather meanwhile.
+    retry_at: Option<Instant>,
     last_retention: Option<Instant>,
     /// The last conversation written and its JSON: a session's calls share one.
     conversation: Option<(Arc<Conversation>, String)>,
@@ -101,6 +103,7 @@ impl Writer {
             dirty_set: HashSet::new(),
             down: None,
             backoff: Duration::from_millis(100),
+            retry_at: None,
             last_retention: None,
             conversation: None,
         }
@@ -115,9 +118,12 @@ impl Writer {
             } else {
                 // Holding unwritten records (the server is away): try again after a wait,
                 // or sooner with more changes.
+                let wait = self.retry_at.map_or(Duration::ZERO, |t| {
+                    t.saturating_duration_since(Instant::now())
+                });
                 tokio::select! {
                     op = rx.recv() => op,
-                    () = tokio::time::sleep(self.backoff) => None,
+                    () = tokio::time::sleep(wait) => None,
                 }
             };
             let closed = first.is_none() && rx.is_closed() && rx.is_empty();
@@ -140,7 +146,8 @@ impl Writer {
                     op => self.apply(op).await,
                 }
             }
-            if !self.dirty.is_empty() {
+            let due = self.retry_at.is_none_or(|t| Instant::now() >= t);
+            if !self.dirty.is_empty() && (due || closed) {
                 self.write_held().await;
             }
             for done in flushes {
@@ -284,6 +291,7 @@ impl Writer {
                         );
                     }
                     self.backoff = Duration::from_millis(100);
+                    self.retry_at = None;
                 }
                 failed => {
                     let why = match failed {
@@ -301,6 +309,7 @@ impl Writer {
                             self.config.queue
                         );
                     }
+                    self.retry_at = Some(Instant::now() + self.backoff);
                     self.backoff = (self.backoff * 2).min(MAX_BACKOFF);
                     break;
                 }
