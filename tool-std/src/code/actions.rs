@@ -13,7 +13,7 @@ use lsp_types::{
     DocumentSymbolParams, DocumentSymbolResponse, GotoDefinitionParams, GotoDefinitionResponse,
     HoverContents, HoverParams, Location, MarkedString, Position, ReferenceContext,
     ReferenceParams, SymbolInformation, SymbolKind, TextDocumentIdentifier,
-    TextDocumentPositionParams,
+    TextDocumentPositionParams, Url,
 };
 use tool_core::ToolError;
 
@@ -51,12 +51,21 @@ impl Call<'_> {
         Ok(max)
     }
 
-    pub(crate) fn places(&self) -> Places<'_> {
-        Places::new(
+    /// The places of an answer: the files of `uris` read, `opened`'s text as given.
+    pub(crate) async fn places<'u>(
+        &'u self,
+        opened: &'u Opened,
+        uris: impl IntoIterator<Item = &Url>,
+    ) -> Result<Places<'u>, ToolError> {
+        let config = &self.config;
+        Places::read(
             &self.ws,
-            self.config.max_file_bytes,
-            self.config.max_line_chars,
+            config.max_file_bytes,
+            config.max_line_chars,
+            &opened.source,
+            uris,
         )
+        .await
     }
 
     /// Opens `at.path` and finds the position; the protocol's form of it.
@@ -125,7 +134,9 @@ impl Call<'_> {
                 .map(|l| (l.target_uri, l.target_selection_range.start))
                 .collect(),
         };
-        let mut places = self.places();
+        let mut places = self
+            .places(&opened, locations.iter().map(|(u, _)| u))
+            .await?;
         let items: Vec<CodeItem> = locations
             .iter()
             .filter_map(|(u, p)| places.item(u, p.line, Some(p.character), None))
@@ -163,13 +174,19 @@ impl Call<'_> {
             })
             .await?
             .unwrap_or_default();
-        let (items, hidden) = self.locations(&answer);
+        let (items, hidden) = self.locations(&opened, &answer).await?;
         let what = format!("reference(s) to {place}");
         self.finish("references", &opened, items, page, &what, hidden)
     }
 
-    fn locations(&self, locations: &[Location]) -> (Vec<CodeItem>, usize) {
-        let mut places = self.places();
+    async fn locations(
+        &self,
+        opened: &Opened,
+        locations: &[Location],
+    ) -> Result<(Vec<CodeItem>, usize), ToolError> {
+        let mut places = self
+            .places(opened, locations.iter().map(|l| &l.uri))
+            .await?;
         let items = locations
             .iter()
             .filter_map(|l| {
@@ -181,7 +198,7 @@ impl Call<'_> {
                 )
             })
             .collect();
-        (items, places.hidden)
+        Ok((items, places.hidden))
     }
 
     /// `hover`.
@@ -232,7 +249,13 @@ impl Call<'_> {
             })
             .await?;
         let uri = opened.source.uri.clone();
-        let mut places = self.places();
+        let cited: Vec<&Url> = match &answer {
+            Some(DocumentSymbolResponse::Flat(list)) => {
+                list.iter().map(|s| &s.location.uri).collect()
+            }
+            _ => Vec::new(),
+        };
+        let mut places = self.places(&opened, cited).await?;
         let mut items = Vec::new();
         match answer {
             None => {}
@@ -275,7 +298,7 @@ impl Call<'_> {
             }
         };
         let waited = found.is_none();
-        let mut places = self.places();
+        let mut places = self.places(&opened, []).await?;
         let items: Vec<CodeItem> = found
             .unwrap_or_default()
             .iter()
@@ -343,9 +366,11 @@ impl Call<'_> {
                 found.extend(calls.into_iter().map(|c| (c.from, c.from_ranges)));
             }
         }
-        let mut places = self.places();
+        let mut places = self
+            .places(&opened, found.iter().map(|(item, _)| &item.uri))
+            .await?;
         let mut items = Vec::new();
-        for (item, ranges) in found {
+        for (item, ranges) in &found {
             let who = symbol_text(item.kind, &item.name, None, item.detail.as_deref());
             if ranges.is_empty() {
                 let at = item.selection_range.start;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use lsp_types::request::{DocumentSymbolRequest, WorkspaceSymbolRequest};
 use lsp_types::{
-    DocumentSymbolParams, DocumentSymbolResponse, OneOf, TextDocumentIdentifier,
+    DocumentSymbolParams, DocumentSymbolResponse, OneOf, TextDocumentIdentifier, Url,
     WorkspaceSymbolParams, WorkspaceSymbolResponse,
 };
 use tool_core::ToolError;
@@ -54,7 +54,20 @@ impl Call<'_> {
                 partial_result_params: Default::default(),
             })
             .await?;
-        let mut places = self.places();
+        let cited: Vec<&Url> = match &answer {
+            None => Vec::new(),
+            Some(WorkspaceSymbolResponse::Flat(list)) => {
+                list.iter().map(|s| &s.location.uri).collect()
+            }
+            Some(WorkspaceSymbolResponse::Nested(list)) => list
+                .iter()
+                .map(|s| match &s.location {
+                    OneOf::Left(l) => &l.uri,
+                    OneOf::Right(w) => &w.uri,
+                })
+                .collect(),
+        };
+        let mut places = self.places(&opened, cited).await?;
         let mut items = Vec::new();
         match answer {
             None => {}
@@ -117,7 +130,7 @@ impl Call<'_> {
                 })
                 .await?;
             searched += 1;
-            let mut places = self.places();
+            let mut places = self.places(&opened, []).await?;
             match answer {
                 None => {}
                 Some(DocumentSymbolResponse::Flat(list)) => {

@@ -43,7 +43,8 @@ pub(crate) fn load(ws: &Workspace, config: &CodeConfig, path: &str) -> Result<So
         ))
         .with_suggestion("Use grep on it instead."));
     }
-    let mut bytes = Vec::new();
+    // Room for the whole file and the read that finds its end: one read where it fits.
+    let mut bytes = Vec::with_capacity(usize::try_from(opened.info.len).unwrap_or(0) + 1);
     (&opened.file)
         .take(config.max_file_bytes + 1)
         .read_to_end(&mut bytes)
