@@ -430,3 +430,88 @@ fn calls_go_on_while_the_database_is_stopped_and_their_records_catch_up() {
     );
     assert!(said.contains("is back"), "{said}");
 }
+
+/// `toolsmith activity` and `toolsmith agents` on the shared store, from a directory of their
+/// own: the records of a replica elsewhere, and with `--follow` each call as it ends.
+#[test]
+fn the_command_reads_the_shared_store_and_follows_it() {
+    use std::process::{Command, Stdio};
+    let Some(db) = database("the_command_reads_the_shared_store") else {
+        return;
+    };
+    let (_dir, server) = replica(db.url(), true, &["--approve"]);
+    let addr = addr_of(&server);
+    ok(&call(&addr, "read_file", json!({"paths": ["a.txt"]})));
+    let elsewhere = tempfile::tempdir().expect("dir");
+    let toolsmith = |args: &[&str]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_toolsmith"));
+        c.args(["--root", elsewhere.path().to_str().expect("utf-8")])
+            .args(args)
+            .current_dir(elsewhere.path())
+            .env("TOOLSMITH_STORE", db.url())
+            .stdin(Stdio::null());
+        c
+    };
+    let out = toolsmith(&["activity", "--json"])
+        .output()
+        .expect("activity");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert_eq!(lines[0]["name"], "read_file");
+    let out = toolsmith(&["agents"]).output().expect("agents");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Sage"));
+
+    // Following: three more calls, each printed as it ends.
+    let mut follow = toolsmith(&["activity", "--json", "--follow", "--limit", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("follow");
+    let seen = Arc::new(Mutex::new(Vec::<Value>::new()));
+    let sink = seen.clone();
+    let stdout = follow.stdout.take().expect("stdout");
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if let Ok(v) = serde_json::from_str::<Value>(&line) {
+                sink.lock().expect("lock").push(v);
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    for _ in 0..3 {
+        ok(&call(&addr, "read_file", json!({"paths": ["a.txt"]})));
+    }
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let ended = seen
+            .lock()
+            .expect("lock")
+            .iter()
+            .filter(|r| r["status"] == "success")
+            .count();
+        // The newest record printed at start, then the three calls.
+        if ended >= 4 {
+            break;
+        }
+        assert!(Instant::now() < until, "follow printed {ended} ended calls");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = follow.kill();
+    let _ = follow.wait();
+}
