@@ -55,25 +55,10 @@ pub(crate) async fn show(
     let mut out = Printer::new(json);
     let mut cursor = store.cursor().await;
     let records = store.recent(limit.max(1)).await;
-    if !json && records.is_empty() && !follow {
-        crate::notice(&format!("no activity recorded yet in {}", path.display()));
+    let empty = format!("no activity recorded yet in {}", path.display());
+    let Some(mut shown) = print_newest(&mut out, &records, follow, &empty) else {
         return ExitCode::SUCCESS;
-    }
-    out.header();
-    for record in &records {
-        if out.record(record).is_err() {
-            return ExitCode::SUCCESS;
-        }
-    }
-    if !follow {
-        return ExitCode::SUCCESS;
-    }
-    // Each record is printed once as it begins and once as it ends, however often it
-    // changes in between (progress, data); the ones printed above are known already.
-    let mut shown = Shown::default();
-    for record in &records {
-        shown.printed(record);
-    }
+    };
     loop {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
@@ -81,12 +66,47 @@ pub(crate) async fn show(
         }
         let (changed, next) = store.changed_since(cursor).await;
         cursor = next;
-        for record in changed.iter().filter(|r| shown.printed(r)) {
-            if out.record(record).is_err() {
-                return ExitCode::SUCCESS;
-            }
+        if !print_changed(&mut out, &mut shown, &changed) {
+            return ExitCode::SUCCESS;
         }
     }
+}
+
+/// Prints the newest `records` (or, when there are none and nothing follows, says `empty`),
+/// and returns what `--follow` goes on from: `None` when not following or stdout is closed.
+fn print_newest(
+    out: &mut Printer,
+    records: &[ActivityRecord],
+    follow: bool,
+    empty: &str,
+) -> Option<Shown> {
+    if !out.json && records.is_empty() && !follow {
+        crate::notice(empty);
+        return None;
+    }
+    out.header();
+    for record in records {
+        out.record(record).ok()?;
+    }
+    if !follow {
+        return None;
+    }
+    // Each record is printed once as it begins and once as it ends, however often it
+    // changes in between (progress, data); the ones printed above are known already.
+    let mut shown = Shown::default();
+    for record in records {
+        shown.printed(record);
+    }
+    Some(shown)
+}
+
+/// Prints what `shown` has not printed of `changed` as it stands; `false` when stdout is
+/// closed.
+fn print_changed(out: &mut Printer, shown: &mut Shown, changed: &[ActivityRecord]) -> bool {
+    changed
+        .iter()
+        .filter(|r| shown.printed(r))
+        .all(|record| out.record(record).is_ok())
 }
 
 /// `toolsmith activity` on the shared Postgres store: every replica's calls, and with
@@ -109,23 +129,10 @@ async fn show_shared(
         Err(e) => return read(e),
     };
     let mut out = Printer::new(json);
-    if !json && records.is_empty() && !follow {
-        crate::notice(&format!("no activity recorded yet in Postgres at {server}"));
+    let empty = format!("no activity recorded yet in Postgres at {server}");
+    let Some(mut shown) = print_newest(&mut out, &records, follow, &empty) else {
         return ExitCode::SUCCESS;
-    }
-    out.header();
-    for record in &records {
-        if out.record(record).is_err() {
-            return ExitCode::SUCCESS;
-        }
-    }
-    if !follow {
-        return ExitCode::SUCCESS;
-    }
-    let mut shown = Shown::default();
-    for record in &records {
-        shown.printed(record);
-    }
+    };
     loop {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => return ExitCode::SUCCESS,
@@ -136,10 +143,8 @@ async fn show_shared(
                 break;
             }
             cursor = next;
-            for record in changed.iter().filter(|r| shown.printed(r)) {
-                if out.record(record).is_err() {
-                    return ExitCode::SUCCESS;
-                }
+            if !print_changed(&mut out, &mut shown, &changed) {
+                return ExitCode::SUCCESS;
             }
         }
     }

@@ -2,6 +2,8 @@
 //! each part bounded as the in-memory store bounds it. The SQLite and Postgres writers share
 //! this.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde_json::Map;
 
 use crate::activity::bound::{self, MAX_FAILED_INPUT_BYTES, MAX_RECORD_INPUT_BYTES, PREVIEW_BYTES};
@@ -10,6 +12,35 @@ use crate::activity::{
     output_data, result_preview,
 };
 use crate::output::ToolOutput;
+
+/// The changes a store's writer dropped, counted, and when a drop was last logged: a store
+/// logs drops at most once a second, whatever the rate.
+#[derive(Debug, Default)]
+pub(crate) struct Drops {
+    total: AtomicU64,
+    last_logged_ms: AtomicU64,
+}
+
+impl Drops {
+    /// Counts `n` drops; the total so far when they are to be logged now (no log in the
+    /// last second), else `None`.
+    pub(crate) fn count(&self, n: u64) -> Option<u64> {
+        let total = self.total.fetch_add(n, Ordering::Relaxed) + n;
+        let now = crate::events::now_ms();
+        let last = self.last_logged_ms.load(Ordering::Relaxed);
+        (now.saturating_sub(last) >= 1000
+            && self
+                .last_logged_ms
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok())
+        .then_some(total)
+    }
+
+    /// The drops counted so far.
+    pub(crate) fn total(&self) -> u64 {
+        self.total.load(Ordering::Relaxed)
+    }
+}
 
 /// A call's record as it began (when its start says): its arguments bounded as the
 /// in-memory store bounds them.

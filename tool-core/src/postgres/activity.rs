@@ -181,7 +181,7 @@ impl PostgresActivityStore {
         let c = &self.shared.counters;
         PostgresStats {
             written: c.written.load(Ordering::Relaxed),
-            dropped: c.dropped.load(Ordering::Relaxed),
+            dropped: c.dropped.total(),
             batches: c.batches.load(Ordering::Relaxed),
             evicted: c.evicted.load(Ordering::Relaxed),
             held: c.held.load(Ordering::Relaxed),

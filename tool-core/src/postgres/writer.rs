@@ -11,7 +11,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use super::activity::PostgresActivityConfig;
 use super::{PostgresError, PostgresStore, rows};
-use crate::activity::apply::{begun, change, succeed};
+use crate::activity::apply::{Drops, begun, change, succeed};
 use crate::activity::{ActivityRecord, ActivityStart, ActivityUpdate, Conversation};
 use crate::output::ToolOutput;
 
@@ -30,26 +30,17 @@ pub(super) enum Op {
 #[derive(Debug, Default)]
 pub(super) struct Counters {
     pub(super) written: AtomicU64,
-    pub(super) dropped: AtomicU64,
+    pub(super) dropped: Drops,
     pub(super) batches: AtomicU64,
     pub(super) evicted: AtomicU64,
     pub(super) held: AtomicU64,
     pub(super) outages: AtomicU64,
-    last_logged_ms: AtomicU64,
 }
 
 impl Counters {
     /// Counts `n` changes dropped and logs it (at most once a second).
     pub(super) fn drop_records(&self, n: u64, why: &str) {
-        let total = self.dropped.fetch_add(n, Ordering::Relaxed) + n;
-        let now = crate::events::now_ms();
-        let last = self.last_logged_ms.load(Ordering::Relaxed);
-        if now.saturating_sub(last) >= 1000
-            && self
-                .last_logged_ms
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
+        if let Some(total) = self.dropped.count(n) {
             tracing::warn!(
                 target: "toolsmith::activity",
                 dropped = n,
@@ -285,7 +276,7 @@ impl Writer {
                             target: "toolsmith::activity",
                             server = %self.store.server(),
                             after_ms = since.elapsed().as_millis() as u64,
-                            dropped_total = self.counters.dropped.load(Ordering::Relaxed),
+                            dropped_total = self.counters.dropped.total(),
                             "the Postgres store is back; the activity records held meanwhile \
                              are being written"
                         );

@@ -456,7 +456,7 @@ impl SqliteActivityStore {
         let c = &self.shared.counters;
         SqliteStats {
             written: c.written.load(Ordering::Relaxed),
-            dropped: c.dropped.load(Ordering::Relaxed),
+            dropped: c.dropped.total(),
             batches: c.batches.load(Ordering::Relaxed),
             evicted: c.evicted.load(Ordering::Relaxed),
         }

@@ -11,7 +11,7 @@ use rusqlite::{Connection, ErrorCode, TransactionBehavior};
 
 use super::SqliteActivityConfig;
 use super::rows;
-use crate::activity::apply::{begun, change, succeed};
+use crate::activity::apply::{Drops, begun, change, succeed};
 use crate::activity::{ActivityRecord, ActivityStart, ActivityUpdate, Conversation};
 use crate::output::ToolOutput;
 
@@ -34,25 +34,15 @@ pub(super) enum Op {
 #[derive(Debug, Default)]
 pub(super) struct Counters {
     pub(super) written: AtomicU64,
-    pub(super) dropped: AtomicU64,
+    pub(super) dropped: Drops,
     pub(super) batches: AtomicU64,
     pub(super) evicted: AtomicU64,
-    /// When a drop was last logged (ms since the epoch), to log at most one a second.
-    last_logged_ms: AtomicU64,
 }
 
 impl Counters {
     /// Counts `n` records dropped and logs it (at most once a second).
     pub(super) fn drop_records(&self, n: u64, path: &std::path::Path, why: &str) {
-        let total = self.dropped.fetch_add(n, Ordering::Relaxed) + n;
-        let now = crate::events::now_ms();
-        let last = self.last_logged_ms.load(Ordering::Relaxed);
-        if now.saturating_sub(last) >= 1000
-            && self
-                .last_logged_ms
-                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
-                .is_ok()
-        {
+        if let Some(total) = self.dropped.count(n) {
             tracing::warn!(
                 target: "toolsmith::activity",
                 path = %path.display(),
