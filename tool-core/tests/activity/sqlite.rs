@@ -371,3 +371,38 @@ async fn a_full_store_drops_and_counts_records_and_the_calls_go_on() {
         "the newest small record is kept"
     );
 }
+
+#[tokio::test]
+async fn pages_of_the_newest_records_match_the_memory_stores() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = open(&dir.path().join("activity.db"));
+    let memory = InMemoryActivityStore::new();
+    for i in 0..7 {
+        let args = Arc::new(tool_core::Arguments::Value(json!({"i": i})));
+        let start = || tool_core::ActivityStart::new(format!("act_p_{i}"), "t", args.clone(), true);
+        sqlite.begin(start());
+        memory.begin(start());
+    }
+    let ids = |page: &tool_core::ActivityPage| -> Vec<String> {
+        page.records.iter().map(|r| r.id.clone()).collect()
+    };
+    for (after, offset) in [
+        (None, 0),
+        (Some("act_p_4"), 0),
+        (None, 6),
+        (None, 9),
+        (Some("act_p_0"), 0),
+    ] {
+        let (x, y) = (
+            sqlite.newest(after, offset, 3).await.expect("a page"),
+            memory.newest(after, offset, 3).await.expect("a page"),
+        );
+        assert_eq!(ids(&x), ids(&y), "{after:?} {offset}");
+        assert_eq!(
+            (x.offset, x.total),
+            (y.offset, y.total),
+            "{after:?} {offset}"
+        );
+    }
+    assert!(sqlite.newest(Some("act_gone"), 0, 3).await.is_none());
+}

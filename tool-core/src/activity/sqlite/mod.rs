@@ -1,8 +1,11 @@
 //! [`SqliteActivityStore`]: activity records in an SQLite file (feature `sqlite`).
 
+mod error;
 mod owner;
 mod rows;
 mod writer;
+
+pub use error::ActivityStoreError;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -11,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use async_trait::async_trait;
-use rusqlite::{Connection, ErrorCode, OpenFlags};
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension};
 
-use super::{ActivityRecord, ActivityStart, ActivityStore, ActivityUpdate};
+use super::{ActivityPage, ActivityRecord, ActivityStart, ActivityStore, ActivityUpdate};
 use crate::output::ToolOutput;
 use writer::{Counters, Op, Writer};
 
@@ -24,7 +27,7 @@ pub const DEFAULT_SQLITE_MAX_AGE: Duration = Duration::from_secs(30 * 24 * 3600)
 /// The default most bytes the store's file may take: 256 MiB.
 pub const DEFAULT_SQLITE_MAX_BYTES: u64 = 256 << 20;
 /// The least size limit accepted: the tables alone take several pages.
-const MIN_MAX_BYTES: u64 = 64 << 10;
+pub(super) const MIN_MAX_BYTES: u64 = 64 << 10;
 /// How long a writer waits for another process's write lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -109,110 +112,6 @@ impl SqliteActivityConfig {
         self.batch = self.batch.clamp(1, 65_536);
         self.gather = self.gather.min(Duration::from_secs(1));
         self
-    }
-}
-
-/// Why an activity store could not be opened.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum ActivityStoreError {
-    /// The file exists and is not an SQLite database.
-    NotADatabase {
-        /// The file.
-        path: PathBuf,
-    },
-    /// The file is an SQLite database, but damaged.
-    Corrupt {
-        /// The file.
-        path: PathBuf,
-        /// What SQLite said.
-        message: String,
-    },
-    /// The file or its directory cannot be created or written.
-    Unwritable {
-        /// The file.
-        path: PathBuf,
-        /// What the system or SQLite said.
-        message: String,
-    },
-    /// The file was written by a newer version of this library.
-    NewerSchema {
-        /// The file.
-        path: PathBuf,
-        /// The version found.
-        found: i64,
-    },
-    /// The size limit cannot hold even the store's tables.
-    TooSmall {
-        /// The limit given.
-        max_bytes: u64,
-    },
-    /// Another SQLite failure.
-    Sqlite {
-        /// The file.
-        path: PathBuf,
-        /// What SQLite said.
-        message: String,
-    },
-}
-
-impl std::fmt::Display for ActivityStoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ActivityStoreError::NotADatabase { path } => write!(
-                f,
-                "the activity store {} is not an SQLite database; move it aside (a new store \
-                 is made in its place) or give another path",
-                path.display()
-            ),
-            ActivityStoreError::Corrupt { path, message } => write!(
-                f,
-                "the activity store {} is damaged ({message}); move it aside (a new store is \
-                 made in its place) or give another path",
-                path.display()
-            ),
-            ActivityStoreError::Unwritable { path, message } => write!(
-                f,
-                "the activity store {} cannot be created or written ({message}); give a path \
-                 in a directory this process may write, or keep the records in memory",
-                path.display()
-            ),
-            ActivityStoreError::NewerSchema { path, found } => write!(
-                f,
-                "the activity store {} was written by a newer version (schema {found}, this \
-                 build knows {}); upgrade, or give another path",
-                path.display(),
-                rows::SCHEMA_VERSION
-            ),
-            ActivityStoreError::TooSmall { max_bytes } => write!(
-                f,
-                "a size limit of {max_bytes} bytes cannot hold the activity store's tables; \
-                 give at least {MIN_MAX_BYTES} bytes"
-            ),
-            ActivityStoreError::Sqlite { path, message } => {
-                write!(f, "the activity store {}: {message}", path.display())
-            }
-        }
-    }
-}
-
-impl std::error::Error for ActivityStoreError {}
-
-impl ActivityStoreError {
-    fn of(path: &Path, e: &rusqlite::Error) -> Self {
-        let path = path.to_path_buf();
-        let message = e.to_string();
-        match e.sqlite_error_code() {
-            Some(ErrorCode::NotADatabase) => ActivityStoreError::NotADatabase { path },
-            Some(ErrorCode::DatabaseCorrupt) => ActivityStoreError::Corrupt { path, message },
-            Some(
-                ErrorCode::CannotOpen
-                | ErrorCode::ReadOnly
-                | ErrorCode::PermissionDenied
-                | ErrorCode::SystemIoFailure,
-            ) => ActivityStoreError::Unwritable { path, message },
-            _ => ActivityStoreError::Sqlite { path, message },
-        }
     }
 }
 
@@ -614,5 +513,56 @@ impl ActivityStore for SqliteActivityStore {
 
     async fn list(&self) -> Vec<ActivityRecord> {
         self.recent(usize::MAX).await
+    }
+
+    async fn newest(
+        &self,
+        after: Option<&str>,
+        offset: usize,
+        limit: usize,
+    ) -> Option<ActivityPage> {
+        self.flush().await;
+        let after = after.map(str::to_owned);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let offset = i64::try_from(offset).unwrap_or(i64::MAX);
+        let page = self
+            .read(move |conn| {
+                let total: i64 = conn.query_row("SELECT count(*) FROM activity", [], |r| r.get(0))?;
+                let (before, start) = match &after {
+                    Some(id) => {
+                        let at = conn
+                            .query_row(
+                                "SELECT seq, (SELECT count(*) FROM activity n WHERE n.seq >= a.seq) \
+                                 FROM activity a WHERE id = ?1",
+                                [id],
+                                |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)),
+                            )
+                            .optional()?;
+                        match at {
+                            Some((seq, newer)) => (seq, newer),
+                            None => return Ok(None),
+                        }
+                    }
+                    None => (i64::MAX, offset.min(total)),
+                };
+                let skip = if after.is_some() { 0 } else { start };
+                let sql = format!(
+                    "SELECT {} FROM activity WHERE seq < ?1 ORDER BY seq DESC LIMIT ?2 OFFSET ?3",
+                    rows::COLUMNS
+                );
+                let mut stmt = conn.prepare_cached(&sql)?;
+                let records = stmt
+                    .query_map(rusqlite::params![before, limit, skip], rows::record_of)?
+                    .map(|r| r.map(|(record, _)| record))
+                    .collect::<rusqlite::Result<Vec<_>>>()?;
+                Ok(Some(ActivityPage::new(
+                    records,
+                    start.max(0) as usize,
+                    total.max(0) as usize,
+                )))
+            })
+            .await;
+        // A read that failed (logged) shows an empty page rather than a missing cursor.
+        page.unwrap_or_else(|| Some(ActivityPage::new(Vec::new(), 0, 0)))
     }
 }
