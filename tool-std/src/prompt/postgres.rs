@@ -5,7 +5,7 @@
 //!
 //! - **Beside the other shared state.** The tables (`toolsmith_agents`,
 //!   `toolsmith_agent_former_names`) live in the database of a
-//!   [`PostgresStore`](tool_core::postgres::PostgresStore), created and upgraded by its
+//!   [`PostgresStore`], created and upgraded by its
 //!   versioned migrations (component `tool-std/agents`; a newer schema is refused), and the
 //!   store's pool serves them.
 //! - **The same rules as the other stores.** Limits are checked before anything is written;
