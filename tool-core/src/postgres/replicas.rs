@@ -212,20 +212,20 @@ pub(super) fn spawn_listener(store: &PostgresStore) {
                     continue;
                 }
             };
-            // The connection's messages (the notifications among them) come from polling it.
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-            let pump = tokio::spawn(async move {
+            // The connection's messages (the notifications among them) come from polling it;
+            // each notified number goes straight to the watch (nothing queues in between).
+            let notified = weak.clone();
+            let mut pump = tokio::spawn(async move {
                 let mut messages =
                     futures_util::stream::poll_fn(move |cx| connection.poll_message(cx));
-                while let Some(message) = messages.next().await {
-                    match message {
-                        Ok(AsyncMessage::Notification(n)) => {
-                            if tx.send(n.payload().parse::<u64>().ok()).is_err() {
-                                return;
-                            }
+                while let Some(Ok(message)) = messages.next().await {
+                    if let AsyncMessage::Notification(n) = message {
+                        let Some(inner) = notified.upgrade() else {
+                            return;
+                        };
+                        if let Ok(change) = n.payload().parse::<u64>() {
+                            inner.changes.send_modify(|v| *v = (*v).max(change));
                         }
-                        Ok(_) => {}
-                        Err(_) => return,
                     }
                 }
             });
@@ -237,21 +237,10 @@ pub(super) fn spawn_listener(store: &PostgresStore) {
                 // Whatever happened while not listening is behind the counter now.
                 inner.changes.send_modify(|v| *v = (*v).max(head));
                 drop(inner);
-                loop {
-                    let note = tokio::select! {
-                        () = stop.cancelled() => { pump.abort(); return; }
-                        n = rx.recv() => n,
-                    };
-                    let Some(note) = note else { break };
-                    let Some(inner) = weak.upgrade() else {
-                        pump.abort();
-                        return;
-                    };
-                    inner.changes.send_modify(|v| {
-                        if let Some(n) = note {
-                            *v = (*v).max(n);
-                        }
-                    });
+                // Listening until the connection ends or the store stops.
+                tokio::select! {
+                    () = stop.cancelled() => { pump.abort(); return; }
+                    _ = &mut pump => {}
                 }
             }
             pump.abort();

@@ -321,36 +321,29 @@ impl AgentStore for PostgresAgentStore {
 
     async fn get_or_create(&self, account: &str, name: &str) -> Result<Agent, StoreError> {
         const OPERATION: &str = "creating an agent";
-        let client = self.client(OPERATION).await?;
-        let existing =
-            async |c: &tokio_postgres::Client| match by_name(c, OPERATION, account, name).await? {
-                Some(agent) => Ok(Some(agent)),
-                None => by_former_name(c, OPERATION, account, name).await,
-            };
-        if let Some(agent) = existing(&client).await? {
+        let mut client = self.client(OPERATION).await?;
+        if let Some(agent) = by_name(&**client, OPERATION, account, name).await? {
+            return Ok(agent);
+        }
+        if let Some(agent) = by_former_name(&**client, OPERATION, account, name).await? {
             return Ok(agent);
         }
         let new = NewAgent::new(account, name);
         new.validate()?;
-        drop(client);
-        let mut client = self.client(OPERATION).await?;
         let tx = client.transaction().await.map_err(backend(OPERATION))?;
         let created = Self::insert(&*tx, new).await?;
         tx.commit().await.map_err(backend(OPERATION))?;
         match created {
             Some(agent) => Ok(agent),
             // Another replica created it meanwhile: that one.
-            None => {
-                let client = self.client(OPERATION).await?;
-                by_name(&**client, OPERATION, account, name)
-                    .await?
-                    .ok_or_else(|| {
-                        StoreError::backend(
-                            OPERATION,
-                            format!("agent '{name}' was taken and then disappeared; try again"),
-                        )
-                    })
-            }
+            None => by_name(&**client, OPERATION, account, name)
+                .await?
+                .ok_or_else(|| {
+                    StoreError::backend(
+                        OPERATION,
+                        format!("agent '{name}' was taken and then disappeared; try again"),
+                    )
+                }),
         }
     }
 
